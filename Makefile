@@ -1,0 +1,34 @@
+# Two commands on a fresh machine: `make run` (the floor on SQLite, tasks in-process) and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+
+.PHONY: run test install unit integration bench emulate clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/slotsys run
+
+test: $(STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/unit $(PYTEST_ARGS)
+
+emulate: $(STAMP)
+	$(BIN)/slotsys emulate --machines 20 --spins 2000
+
+bench: $(STAMP)
+	$(BIN)/python bench/spin_throughput.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,29 @@
+"""Celery wiring: Redis broker in production, eager (in-process) in the embedded default."""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from slotsys.settings import Settings
+
+TASK_MODULES = ["tito.tasks", "jackpot_controller.tasks"]
+
+
+def make_celery(settings: Settings) -> Celery:
+    app = Celery("slotsys", broker=settings.redis_url or "memory://", include=TASK_MODULES)
+    app.conf.update(
+        task_always_eager=settings.eager,
+        task_eager_propagates=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_connection_retry_on_startup=True,
+        task_ignore_result=True,
+        timezone="UTC",
+        beat_schedule={
+            "expire-tickets": {"task": "tito.expire_tickets", "schedule": 600.0},
+            "announce-pending-hits": {"task": "jackpot_controller.announce_pending", "schedule": 5.0},
+        },
+    )
+    app.set_default()
+    return app

@@ -1,0 +1,208 @@
+"""SQLAlchemy 2.x tables of the slot floor (system of record) and the engine factory.
+
+Money columns are BIGINT won; jackpot meters BIGINT milli-won. Timestamps are UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+from sqlalchemy.types import TypeDecorator  # noqa: E402
+
+
+class TZDateTime(TypeDecorator):
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            raise ValueError("naive datetime")
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value
+
+
+# ---------------------------------------------------------------- ledger
+class Account(Base):
+    __tablename__ = "accounts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(120), unique=True)
+    type: Mapped[str] = mapped_column(String(16))
+    normal_sign: Mapped[int] = mapped_column(SmallInteger)
+    non_negative: Mapped[bool] = mapped_column(Boolean, default=False)
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)  # debit-positive won
+    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    __table_args__ = (
+        CheckConstraint("NOT non_negative OR balance * normal_sign >= 0", name="non_negative"),
+        CheckConstraint("normal_sign IN (-1, 1)", name="normal_sign"),
+    )
+
+
+class JournalEntryRow(Base):
+    __tablename__ = "journal_entries"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    memo: Mapped[str] = mapped_column(String(200), default="")
+    refs: Mapped[dict] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow, index=True)
+
+
+class PostingRow(Base):
+    __tablename__ = "postings"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("journal_entries.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    amount: Mapped[int] = mapped_column(BigInteger)  # debit-positive won
+    memo: Mapped[str] = mapped_column(String(80), default="")
+    __table_args__ = (CheckConstraint("amount <> 0", name="nonzero"),)
+
+
+class IdempotencyRecord(Base):
+    __tablename__ = "idempotency_records"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    principal: Mapped[str] = mapped_column(String(80))
+    key: Mapped[str] = mapped_column(String(200))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    __table_args__ = (UniqueConstraint("principal", "key", name="principal_key"),)
+
+
+# ---------------------------------------------------------------- floor
+class Zone(Base):
+    __tablename__ = "zones"
+    code: Mapped[str] = mapped_column(String(20), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+
+
+class Machine(Base):
+    __tablename__ = "machines"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    asset_number: Mapped[str] = mapped_column(String(20), unique=True)
+    zone: Mapped[str] = mapped_column(ForeignKey("zones.code"))
+    bank: Mapped[str] = mapped_column(String(20), default="")
+    denomination: Mapped[int] = mapped_column(Integer)  # won per credit
+    game_id: Mapped[str] = mapped_column(String(60))
+    variation: Mapped[str] = mapped_column(String(20), default="")
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active | locked
+    lock_reason: Mapped[str] = mapped_column(String(200), default="")
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    game_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+    ticket_seq: Mapped[int] = mapped_column(Integer, default=0)
+    # Meters (won unless stated); they change only with a game or money event and never go backwards.
+    coin_in: Mapped[int] = mapped_column(BigInteger, default=0)
+    coin_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    jackpot_out: Mapped[int] = mapped_column(BigInteger, default=0)  # progressive/mystery awards
+    games_played: Mapped[int] = mapped_column(BigInteger, default=0)
+    games_won: Mapped[int] = mapped_column(BigInteger, default=0)
+    bills_in: Mapped[int] = mapped_column(BigInteger, default=0)
+    tickets_in: Mapped[int] = mapped_column(BigInteger, default=0)
+    tickets_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    tickets_in_count: Mapped[int] = mapped_column(Integer, default=0)
+    tickets_out_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+
+
+class GameRound(Base):
+    __tablename__ = "game_rounds"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id"))
+    game_number: Mapped[int] = mapped_column(BigInteger)
+    bet: Mapped[dict] = mapped_column(JSON)
+    bet_won: Mapped[int] = mapped_column(BigInteger)
+    win_won: Mapped[int] = mapped_column(BigInteger)
+    outcome: Mapped[dict] = mapped_column(JSON)  # stops, window, wins
+    jackpots: Mapped[list] = mapped_column(JSON, default=list)
+    credits_before: Mapped[int] = mapped_column(BigInteger)
+    credits_after: Mapped[int] = mapped_column(BigInteger)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("journal_entries.id"))
+    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    __table_args__ = (UniqueConstraint("machine_id", "game_number", name="machine_game"),)
+
+
+# ---------------------------------------------------------------- staff
+class StaffUser(Base):
+    __tablename__ = "staff_users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(60), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(20))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class StaffToken(Base):
+    __tablename__ = "staff_tokens"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("staff_users.id"))
+    expires_at: Mapped[datetime] = mapped_column(TZDateTime)
+
+
+Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
+
+
+def make_engine(url: str, *, echo: bool = False) -> Engine:
+    """Engine for PostgreSQL (psycopg 3) or SQLite.
+
+    On SQLite every transaction starts with ``BEGIN IMMEDIATE`` (writers serialise, so a
+    read-then-write decision is never made on stale data) and waits up to 30 s on a lock.
+    """
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    if url.startswith("sqlite"):
+        engine = create_engine(url, echo=echo, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_conn, _record):  # pragma: no cover - driver hook
+            dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn):  # pragma: no cover - driver hook
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, echo=echo, pool_size=10, max_overflow=20, pool_pre_ping=True)

@@ -1,0 +1,132 @@
+"""Ledger persistence: accounts with cached balances, append-only journal and postings."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from slotsys.adapters.db import Account, JournalEntryRow, PostingRow
+from slotsys.domain.errors import InsufficientFunds, NotFound
+from slotsys.domain.ledger import AccountType, JournalEntry
+
+
+class LedgerRepo:
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self._ids: dict[str, int] = {}
+
+    # -- accounts
+    def ensure_account(self, code: str, type_: AccountType, *, non_negative: bool = False) -> int:
+        acc_id = self._ids.get(code) or self.s.scalar(select(Account.id).where(Account.code == code))
+        if acc_id is None:
+            acc = Account(code=code, type=type_.value, normal_sign=type_.normal_sign, non_negative=non_negative, balance=0)
+            self.s.add(acc)
+            self.s.flush()
+            acc_id = acc.id
+        self._ids[code] = acc_id
+        return acc_id
+
+    def account_id(self, code: str) -> int:
+        acc_id = self._ids.get(code)
+        if acc_id is None:
+            acc_id = self.s.scalar(select(Account.id).where(Account.code == code))
+            if acc_id is None:
+                raise NotFound(f"account {code!r} does not exist")
+            self._ids[code] = acc_id
+        return acc_id
+
+    def balance(self, code: str) -> int:
+        """Normal balance in won (credits on a credit meter are positive)."""
+        row = self.s.execute(select(Account.balance, Account.normal_sign).where(Account.code == code)).one_or_none()
+        if row is None:
+            raise NotFound(f"account {code!r} does not exist")
+        return row.balance * row.normal_sign
+
+    # -- posting
+    def post(self, entry: JournalEntry, *, labels: dict[str, str] | None = None) -> int:
+        """Apply a balanced entry atomically; returns the journal entry id.
+
+        Balance updates are issued in account-id order (a fixed lock order, so concurrent
+        entries cannot deadlock on account rows). Raises InsufficientFunds, naming the
+        account, when a non-negative account would go below zero; the caller's
+        transaction must then be rolled back.
+        """
+        net = entry.net_by_account()
+        ids = {code: self.account_id(code) for code in net}
+        for code in sorted(net, key=lambda c: ids[c]):
+            row = self.s.execute(
+                update(Account)
+                .where(Account.id == ids[code])
+                .values(balance=Account.balance + net[code])
+                .returning(Account.balance, Account.normal_sign, Account.non_negative)
+            ).one()
+            if row.non_negative and row.balance * row.normal_sign < 0:
+                label = (labels or {}).get(code, code)
+                raise InsufficientFunds(
+                    f"{label} would go below zero (short by {-row.balance * row.normal_sign} won)",
+                    account=code,
+                )
+        entry_id = self.s.execute(
+            insert(JournalEntryRow).values(kind=entry.kind, memo=entry.memo[:200], refs=entry.refs).returning(JournalEntryRow.id)
+        ).scalar_one()
+        self.s.execute(
+            insert(PostingRow),
+            [
+                {"entry_id": entry_id, "account_id": ids[p.account], "amount": p.amount, "memo": p.memo[:80]}
+                for p in entry.postings
+            ],
+        )
+        return entry_id
+
+    # -- audit
+    def audit(self) -> dict:
+        """Prove the books: the sum over all accounts is zero and each cached balance equals its postings."""
+        total_cached = self.s.scalar(select(func.coalesce(func.sum(Account.balance), 0)))
+        total_postings = self.s.scalar(select(func.coalesce(func.sum(PostingRow.amount), 0)))
+        sums = (
+            select(PostingRow.account_id, func.sum(PostingRow.amount).label("s"))
+            .group_by(PostingRow.account_id)
+            .subquery()
+        )
+        rows = self.s.execute(
+            select(Account.code, Account.balance, func.coalesce(sums.c.s, 0))
+            .outerjoin(sums, sums.c.account_id == Account.id)
+        ).all()
+        mismatches = [
+            {"account": code, "cached": int(bal), "postings": int(ps)} for code, bal, ps in rows if int(bal) != int(ps)
+        ]
+        negative = self.s.execute(
+            select(Account.code, Account.balance * Account.normal_sign).where(
+                Account.non_negative.is_(True), Account.balance * Account.normal_sign < 0
+            )
+        ).all()
+        unbalanced = self.s.execute(
+            select(PostingRow.entry_id).group_by(PostingRow.entry_id).having(func.sum(PostingRow.amount) != 0).limit(20)
+        ).scalars().all()
+        entries = self.s.scalar(select(func.count(JournalEntryRow.id)))
+        return {
+            "balanced": int(total_cached) == 0 and int(total_postings) == 0 and not mismatches and not negative and not unbalanced,
+            "sum_of_balances": int(total_cached),
+            "sum_of_postings": int(total_postings),
+            "accounts": len(rows),
+            "journal_entries": int(entries or 0),
+            "cached_balance_mismatches": mismatches[:20],
+            "negative_balances": [{"account": c, "balance": int(b)} for c, b in negative][:20],
+            "unbalanced_entries": [int(e) for e in unbalanced],
+        }
+
+    def statement(self, code: str, limit: int = 50) -> list[dict]:
+        acc = self.s.execute(select(Account.id, Account.normal_sign).where(Account.code == code)).one_or_none()
+        if acc is None:
+            raise NotFound(f"account {code!r} does not exist")
+        rows = self.s.execute(
+            select(JournalEntryRow.id, JournalEntryRow.kind, JournalEntryRow.created_at, PostingRow.amount, PostingRow.memo)
+            .join(PostingRow, PostingRow.entry_id == JournalEntryRow.id)
+            .where(PostingRow.account_id == acc.id)
+            .order_by(JournalEntryRow.id.desc(), PostingRow.id.desc())
+            .limit(limit)
+        ).all()
+        return [
+            {"entry": r.id, "kind": r.kind, "at": r.created_at.isoformat(), "amount": int(r.amount) * acc.normal_sign, "memo": r.memo}
+            for r in rows
+        ]

@@ -1,0 +1,43 @@
+"""Helpers shared by the route modules: the services container, the caller, replies."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from flask import current_app, g, request
+from pydantic import BaseModel, ConfigDict, Field
+
+from slotsys.services.context import Principal
+
+MAX_WON = 10**12  # bounds every amount the API accepts (BIGINT-safe)
+Won = Annotated[int, Field(strict=True, gt=0, le=MAX_WON, description="integer won")]
+SmallInt = Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_max_length=200)
+
+
+def services():
+    return current_app.extensions["slotsys"]
+
+
+def principal() -> Principal:
+    """The authenticated caller (401 problem if none)."""
+    p = g.get("principal")
+    if p is None:
+        p = services().auth.authenticate(request.headers.get("Authorization"))
+        g.principal = p
+    return p
+
+
+def idem_key() -> str | None:
+    return request.headers.get("Idempotency-Key")
+
+
+def reply(status: int, body: dict, replayed: bool):
+    headers = {"Idempotent-Replayed": "true"} if replayed else {}
+    return body, status, headers
+
+
+AUTH_DOC = {"security": [{"BearerAuth": []}]}

@@ -1,0 +1,72 @@
+"""Machine API: a machine key acts only as its own machine."""
+
+from __future__ import annotations
+
+from apiflask import APIBlueprint
+
+from slotsys.api.common import AUTH_DOC, SmallInt, StrictModel, Won, idem_key, principal, reply, services
+
+bp = APIBlueprint("machines", __name__, url_prefix="/api/v1/machines", tag="Machines")
+
+
+class BillIn(StrictModel):
+    amount: Won
+
+
+class SpinIn(StrictModel):
+    lines: SmallInt | None = None
+    reels: SmallInt | None = None
+    multiplier: SmallInt
+
+
+class TicketInIn(StrictModel):
+    validation_number: str
+
+
+@bp.post("/<asset>/bill-in")
+@bp.input(BillIn, arg_name="body")
+@bp.doc(summary="Insert a bill (₩1,000 / ₩5,000 / ₩10,000 / ₩50,000); needs Idempotency-Key", **AUTH_DOC)
+def bill_in(asset: str, body: BillIn):
+    return reply(*services().floor.bill_in(principal(), asset, body.amount, idem_key()))
+
+
+@bp.post("/<asset>/spin")
+@bp.input(SpinIn, arg_name="body")
+@bp.doc(summary="Play one game; needs Idempotency-Key", **AUTH_DOC)
+def spin(asset: str, body: SpinIn):
+    return reply(*services().floor.spin(principal(), asset, body.model_dump(), idem_key()))
+
+
+@bp.post("/<asset>/cash-out")
+@bp.doc(summary="Cash out all credits to a TITO ticket; needs Idempotency-Key", **AUTH_DOC)
+def cash_out(asset: str):
+    return reply(*services().floor.cash_out(principal(), asset, idem_key()))
+
+
+@bp.post("/<asset>/ticket-in")
+@bp.input(TicketInIn, arg_name="body")
+@bp.doc(summary="Insert a ticket printed by any machine; needs Idempotency-Key", **AUTH_DOC)
+def ticket_in(asset: str, body: TicketInIn):
+    return reply(*services().floor.ticket_in(principal(), asset, body.validation_number, idem_key()))
+
+
+@bp.get("/<asset>/meters")
+@bp.doc(summary="Credits and meters of a machine", **AUTH_DOC)
+def meters(asset: str):
+    p = principal()
+    if p.kind == "staff":
+        from slotsys.services.staff import require_role
+
+        require_role(p, "operator", "attendant", "auditor")
+    return services().floor.meters(p, asset)
+
+
+@bp.get("/<asset>/games")
+@bp.doc(summary="Recall of the last 10 games (GLI-11)", **AUTH_DOC)
+def recall(asset: str):
+    p = principal()
+    if p.kind == "staff":
+        from slotsys.services.staff import require_role
+
+        require_role(p, "operator", "attendant", "auditor")
+    return services().floor.recall(p, asset)

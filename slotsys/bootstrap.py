@@ -1,0 +1,68 @@
+"""Composition root: builds the engine, unit of work, Celery and every service once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+
+from jackpot_controller.services.controller import JackpotService
+from slotsys.adapters.broadcast import make_publisher
+from slotsys.adapters.celery_app import make_celery
+from slotsys.adapters.db import make_engine
+from slotsys.adapters.uow import UowFactory
+from slotsys.domain.ports import Csprng, SystemClock
+from slotsys.services.audit import AuditService
+from slotsys.services.context import ServiceContext
+from slotsys.services.floor import FloorService
+from slotsys.services.staff import AuthService
+from slotsys.settings import Settings, get_settings
+from tito.services.cage import CageService
+
+log = structlog.get_logger("slotsys")
+
+
+@dataclass
+class Services:
+    settings: Settings
+    ctx: ServiceContext
+    uow: UowFactory
+    celery: object
+    auth: AuthService
+    floor: FloorService
+    cage: CageService
+    jackpots: JackpotService
+    audit: AuditService
+    publisher: object
+
+
+_current: Services | None = None
+
+
+def build_services(settings: Settings | None = None) -> Services:
+    global _current
+    settings = settings or get_settings()
+    engine = make_engine(settings.database_url)
+    uow = UowFactory(engine)
+    celery = make_celery(settings)
+
+    def enqueue(name: str, *args) -> None:
+        try:
+            celery.tasks[name].delay(*args)
+        except Exception:  # the broker may be down: the beat sweep picks the work up later
+            log.warning("task.enqueue_failed", task=name, args=args, exc_info=True)
+
+    ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue)
+    publisher = make_publisher(settings.redis_url)
+    svc = Services(
+        settings=settings, ctx=ctx, uow=uow, celery=celery, auth=AuthService(ctx), floor=FloorService(ctx),
+        cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish), audit=AuditService(ctx),
+        publisher=publisher,
+    )
+    _current = svc
+    return svc
+
+
+def services() -> Services:
+    """The process's services (built from the environment on first use, e.g. in a worker)."""
+    return _current or build_services()

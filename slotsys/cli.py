@@ -1,0 +1,127 @@
+"""The ``slotsys`` command: run the floor, migrate, seed, emulate machines."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from slotsys.settings import get_settings
+
+
+@click.group()
+def main() -> None:
+    """Casino slot floor & jackpot system."""
+
+
+@main.command()
+def migrate() -> None:
+    """Apply database migrations (Alembic) to DATABASE_URL."""
+    from slotsys.migrate import upgrade
+
+    upgrade(get_settings().database_url)
+    click.echo("migrations applied")
+
+
+def _seed(reissue: bool) -> dict | None:
+    from slotsys.bootstrap import build_services
+    from slotsys.services.seed import reissue_credentials, seed_demo
+
+    settings = get_settings()
+    svc = build_services(settings)
+    creds = seed_demo(svc.ctx, svc.auth)
+    if creds is None and (reissue or not settings.credentials_file.exists()):
+        creds = reissue_credentials(svc.ctx)
+    if creds is not None:
+        creds["url"] = f"http://{settings.host}:{settings.port}"
+        settings.credentials_file.parent.mkdir(parents=True, exist_ok=True)
+        settings.credentials_file.write_text(json.dumps(creds, indent=2))
+        os.chmod(settings.credentials_file, 0o600)
+    return json.loads(settings.credentials_file.read_text())
+
+
+@main.command()
+@click.option("--reissue", is_flag=True, help="issue new demo keys and passwords")
+def seed(reissue: bool) -> None:
+    """Seed the demo floor (once) and write its credentials file."""
+    _seed(reissue)
+    click.echo(f"credentials: {get_settings().credentials_file}")
+
+
+def _print_credentials(creds: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    t = Table(title="Demo staff (POST /api/v1/auth/login)")
+    for col in ("username", "password", "role"):
+        t.add_column(col)
+    for s in creds["staff"]:
+        t.add_row(s["username"], s["password"], s["role"])
+    con.print(t)
+    m = Table(title="Demo machines (Authorization: Bearer <key>)")
+    for col in ("asset", "zone", "game", "denom", "key"):
+        m.add_column(col)
+    for x in creds["machines"]:
+        m.add_row(x["asset"], x["zone"], x["game"], f"₩{x['denomination']:,}", x["key"])
+    con.print(m)
+    con.print(f"Credentials file: {get_settings().credentials_file}")
+
+
+class _Gunicorn:
+    @staticmethod
+    def serve(app, options: dict) -> None:
+        from gunicorn.app.base import BaseApplication
+
+        class App(BaseApplication):
+            def load_config(self):
+                for k, v in options.items():
+                    self.cfg.set(k, v)
+
+            def load(self):
+                return app
+
+        App().run()
+
+
+@main.command()
+@click.option("--threads", default=8, show_default=True)
+def run(threads: int) -> None:
+    """Migrate, seed the demo floor, print credentials and serve (embedded default: SQLite,
+    Celery tasks in-process) on SLOTSYS_HOST:SLOTSYS_PORT (127.0.0.1:8000)."""
+    from slotsys.migrate import upgrade
+
+    settings = get_settings()
+    upgrade(settings.database_url)
+    creds = _seed(False)
+    _print_credentials(creds)
+    from slotsys.app import create_app
+
+    app = create_app(settings)
+    click.echo(f"serving on http://{settings.host}:{settings.port}  (database: {settings.database_url.split('@')[-1]}, "
+               f"tasks: {'in-process' if settings.eager else 'Celery via ' + str(settings.redis_url)})")
+    _Gunicorn.serve(app, {"bind": f"{settings.host}:{settings.port}", "workers": 1, "threads": threads,
+                          "worker_class": "gthread", "accesslog": None, "timeout": 60})
+
+
+@main.command()
+@click.option("--url", default=None, help="base URL (default: the demo credentials file's)")
+@click.option("--machines", "n_machines", default=20, show_default=True)
+@click.option("--spins", default=200, show_default=True, help="spins per machine")
+@click.option("--credentials", "cred_path", type=click.Path(path_type=Path), default=None,
+              help="credentials JSON (default: var/demo-credentials.json from make run)")
+@click.option("--seed", "rng_seed", type=int, default=None, help="seed for the emulator's choices")
+@click.option("--concurrency", default=8, show_default=True, help="machines playing at once")
+def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency) -> None:
+    """Play like real machines over HTTP; exits non-zero on any error or an unbalanced ledger."""
+    from slotsys.emulator import run_emulator
+
+    sys.exit(run_emulator(url=url, n_machines=n_machines, spins=spins, cred_path=cred_path,
+                          rng_seed=rng_seed, concurrency=concurrency))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Domain errors. The API maps each to an RFC 9457 problem+json response.
+
+Each error carries a stable ``code`` (a URI fragment used as the problem ``type``),
+a human ``detail`` and optionally the ``field`` of the request it is about.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every refusal the service explains to its caller (4xx)."""
+
+    status = 400
+    code = "bad-request"
+    title = "Bad request"
+
+    def __init__(self, detail: str, *, field: str | None = None, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.field = field
+        self.extra = extra
+
+
+class ValidationFailed(DomainError):
+    status = 422
+    code = "validation-failed"
+    title = "The request is not valid"
+
+
+class NotFound(DomainError):
+    status = 404
+    code = "not-found"
+    title = "Not found"
+
+
+class Conflict(DomainError):
+    status = 409
+    code = "conflict"
+    title = "Conflict with the current state"
+
+
+class InsufficientFunds(Conflict):
+    code = "insufficient-funds"
+    title = "Insufficient funds"
+
+
+class Unauthorized(DomainError):
+    status = 401
+    code = "unauthorized"
+    title = "Authentication required"
+
+
+class Forbidden(DomainError):
+    status = 403
+    code = "forbidden"
+    title = "Not allowed"
+
+
+class IdempotencyKeyReused(DomainError):
+    status = 422
+    code = "idempotency-key-reused"
+    title = "Idempotency-Key reused with a different request"
+
+
+class MachineLocked(Conflict):
+    code = "machine-locked"
+    title = "The machine is locked"

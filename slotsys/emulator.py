@@ -1,0 +1,193 @@
+"""Floor emulator: N machines playing over HTTP like real ones.
+
+Each machine: bill-in (or a ticket printed by another machine), spins at random valid bet
+options it can afford, cashes out to a ticket now and then; tickets are redeemed at the
+cage or inserted into another machine. Retries reuse the Idempotency-Key, as a real
+machine does. Ends with a summary and the auditor's ledger proof; returns the exit code
+(non-zero on any error or an unbalanced ledger).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import threading
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from slotsys.settings import get_settings
+
+NOTES = (10_000, 50_000)
+
+
+@dataclass
+class Stats:
+    spins: int = 0
+    coin_in: int = 0
+    coin_out: int = 0
+    jackpot_won: int = 0
+    jackpot_hits: int = 0
+    bills_in: int = 0
+    tickets_issued: int = 0
+    tickets_cage: int = 0
+    tickets_machine: int = 0
+    errors: Counter = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, **kw) -> None:
+        with self.lock:
+            for k, v in kw.items():
+                setattr(self, k, getattr(self, k) + v)
+
+    def error(self, what: str) -> None:
+        with self.lock:
+            self.errors[what] += 1
+
+
+class Client:
+    def __init__(self, base: str, token: str) -> None:
+        self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+    def call(self, method: str, path: str, body: dict | None = None, money: bool = False) -> httpx.Response:
+        headers = {"Idempotency-Key": uuid.uuid4().hex} if money else {}
+        last: Exception | None = None
+        for _ in range(3):  # a retry reuses the same Idempotency-Key: it is paid at most once
+            try:
+                return self.http.request(method, path, json=body, headers=headers)
+            except httpx.TransportError as e:
+                last = e
+        raise last  # type: ignore[misc]
+
+
+def _ok(resp: httpx.Response, stats: Stats, what: str) -> dict | None:
+    if resp.status_code >= 400:
+        stats.error(f"{what}: {resp.status_code} {resp.json().get('detail', '')[:80] if resp.headers.get('content-type', '').endswith('json') else ''}")
+        return None
+    return resp.json()
+
+
+def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Path | None, rng_seed: int | None,
+                 concurrency: int) -> int:
+    console = Console()
+    cred_path = cred_path or get_settings().credentials_file
+    if not cred_path.exists():
+        console.print(f"[red]no credentials file at {cred_path}: run `make run` first or pass --credentials[/red]")
+        return 2
+    creds = json.loads(cred_path.read_text())
+    base = (url or creds.get("url") or "http://127.0.0.1:8000").rstrip("/")
+    staff = {s["role"]: s for s in creds["staff"]}
+    machines = creds["machines"][:n_machines]
+    if len(machines) < n_machines:
+        console.print(f"[yellow]only {len(machines)} machines in the credentials file[/yellow]")
+    rnd = random.Random(rng_seed)
+
+    def login(role: str) -> str:
+        r = httpx.post(f"{base}/api/v1/auth/login", json={"username": staff[role]["username"], "password": staff[role]["password"]}, timeout=30)
+        r.raise_for_status()
+        return r.json()["token"]
+
+    cashier = Client(base, login("cashier"))
+    auditor = Client(base, login("auditor"))
+    keys = {m["asset"]: m["key"] for m in machines}
+    stats = Stats()
+    tickets: queue.Queue[str] = queue.Queue()
+    ticket_lock = threading.Lock()
+
+    def redeem_at_cage(vn: str) -> None:
+        with ticket_lock:
+            if _ok(cashier.call("POST", "/api/v1/cage/redeem", {"validation_number": vn}, money=True), stats, "cage redeem"):
+                stats.add(tickets_cage=1)
+
+    def play(machine: dict, seed: int, progress, task) -> None:
+        r = random.Random(seed)
+        asset = machine["asset"]
+        c = Client(base, keys[asset])
+        info = _ok(c.call("GET", f"/api/v1/machines/{asset}/meters"), stats, "meters")
+        if info is None:
+            return
+        denom = info["denomination"]
+        options = info["bet_options"]
+        credits = info["credits"]
+        for i in range(spins):
+            affordable = [o for o in options if o["credits"] * denom <= credits]
+            if not affordable:
+                try:
+                    vn = tickets.get_nowait()
+                except queue.Empty:
+                    vn = None
+                if vn is not None:
+                    body = _ok(c.call("POST", f"/api/v1/machines/{asset}/ticket-in", {"validation_number": vn}, money=True), stats, "ticket-in")
+                    if body:
+                        stats.add(tickets_machine=1)
+                        credits = body["credits"]
+                else:
+                    note = r.choice(NOTES if denom < 1000 else (50_000,))
+                    for _ in range(1 if denom < 1000 else 10):
+                        body = _ok(c.call("POST", f"/api/v1/machines/{asset}/bill-in", {"amount": note}, money=True), stats, "bill-in")
+                        if body:
+                            stats.add(bills_in=note)
+                            credits = body["credits"]
+                affordable = [o for o in options if o["credits"] * denom <= credits]
+                if not affordable:
+                    progress.advance(task)
+                    continue
+            opt = r.choice(affordable)
+            bet = {k: opt[k] for k in ("lines", "reels", "multiplier") if opt.get(k) is not None}
+            body = _ok(c.call("POST", f"/api/v1/machines/{asset}/spin", bet, money=True), stats, "spin")
+            if body:
+                jp = sum(j["amount"] for j in body["jackpots"])
+                stats.add(spins=1, coin_in=body["bet"]["won"], coin_out=body["total_win"], jackpot_won=jp,
+                          jackpot_hits=len(body["jackpots"]))
+                credits = body["credits"]
+            if credits > 0 and (r.random() < 0.01 or i == spins - 1):
+                out = _ok(c.call("POST", f"/api/v1/machines/{asset}/cash-out", money=True), stats, "cash-out")
+                if out:
+                    stats.add(tickets_issued=1)
+                    credits = 0
+                    vn = out["ticket"]["validation_number"]
+                    if i == spins - 1 or r.random() < 0.5:
+                        redeem_at_cage(vn)
+                    else:
+                        tickets.put(vn)
+            progress.advance(task)
+
+    with Progress(TextColumn("[bold]floor"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task("spins", total=len(machines) * spins)
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            futures = [pool.submit(play, m, rnd.randrange(2**32), progress, task) for m in machines]
+            for f in futures:
+                try:
+                    f.result()
+                except Exception as e:  # a crashed machine thread is an error, not a silent stop
+                    stats.error(f"emulator: {type(e).__name__}: {e}")
+    while not tickets.empty():
+        redeem_at_cage(tickets.get_nowait())
+
+    audit = _ok(auditor.call("GET", "/api/v1/audit/ledger"), stats, "audit") or {}
+    t = Table(title="Floor emulator summary")
+    t.add_column("figure")
+    t.add_column("value", justify="right")
+    rtp = (stats.coin_out + stats.jackpot_won) / stats.coin_in if stats.coin_in else 0.0
+    for k, v in [
+        ("machines", len(machines)), ("spins", stats.spins), ("coin-in", f"₩{stats.coin_in:,}"),
+        ("coin-out (game wins)", f"₩{stats.coin_out:,}"), ("jackpot hits", stats.jackpot_hits),
+        ("jackpot won", f"₩{stats.jackpot_won:,}"), ("observed RTP (incl. jackpots)", f"{rtp:.2%}"),
+        ("bills in", f"₩{stats.bills_in:,}"), ("tickets issued", stats.tickets_issued),
+        ("tickets redeemed at the cage", stats.tickets_cage), ("tickets inserted into another machine", stats.tickets_machine),
+        ("errors", sum(stats.errors.values())),
+        ("ledger balanced", audit.get("balanced")), ("journal entries", audit.get("journal_entries")),
+    ]:
+        t.add_row(k, str(v))
+    console.print(t)
+    for what, n in stats.errors.most_common(10):
+        console.print(f"[red]error ×{n}: {what}[/red]")
+    return 0 if not stats.errors and audit.get("balanced") is True else 1

@@ -1,0 +1,32 @@
+"""What every use case needs, assembled once by the composition root (bootstrap.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from slotsys.domain.ports import Clock, Rng
+from slotsys.settings import Settings
+
+
+@dataclass
+class Principal:
+    """Who is calling: a machine (acts only as itself) or a staff member with a role."""
+
+    kind: str  # "machine" | "staff"
+    name: str  # asset number or username
+    role: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.name}"
+
+
+@dataclass
+class ServiceContext:
+    uow: Callable[[], Any]
+    rng: Rng
+    clock: Clock
+    settings: Settings
+    # enqueue(task_name, *args): hands work to Celery (eager in the embedded default)
+    enqueue: Callable[..., None] = field(default=lambda name, *args: None)

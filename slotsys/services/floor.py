@@ -1,0 +1,251 @@
+"""Machine use cases: bill-in, spin, cash-out, ticket-in, meters, game recall.
+
+Each runs in one transaction; money-moving ones are exactly-once per Idempotency-Key.
+Lock order in every transaction: machine row → jackpot level rows (id order) → ticket row
+→ account rows (id order).
+"""
+
+from __future__ import annotations
+
+from jackpot_controller.services import mystery
+from slotsys.adapters.db import GameRound, Machine
+from slotsys.domain import ledger as L
+from slotsys.domain.errors import Forbidden, InsufficientFunds, MachineLocked, ValidationFailed
+from slotsys.domain.evaluator import spin as play
+from slotsys.domain.game import InvalidBet
+from slotsys.domain.money import MoneyError, require_won
+from slotsys.games import load_game
+from slotsys.services.context import Principal, ServiceContext
+from slotsys.services.idempotency import fingerprint, run_once
+from tito.services import tickets as tito
+
+BILL_DENOMINATIONS = (1_000, 5_000, 10_000, 50_000)  # Korean won notes accepted by the bill validators
+
+
+def require_machine(principal: Principal, asset: str) -> None:
+    """A machine key acts only for its own machine (403 otherwise)."""
+    if principal.kind != "machine":
+        raise Forbidden("this endpoint is for machines (use the machine's key)")
+    if principal.name != asset:
+        raise Forbidden(f"machine {principal.name!r} may not act as machine {asset!r}")
+
+
+def _active(m: Machine) -> None:
+    if m.status != "active":
+        raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
+
+
+def _credits(uow, asset: str) -> int:
+    return uow.ledger.balance(L.machine_credits(asset))
+
+
+class FloorService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # ------------------------------------------------------------ bill-in
+    def bill_in(self, principal: Principal, asset: str, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:
+        require_machine(principal, asset)
+        try:
+            amount = require_won(amount, field="amount")
+        except MoneyError as e:
+            raise ValidationFailed(str(e), field="amount") from None
+        if amount not in BILL_DENOMINATIONS:
+            raise ValidationFailed(
+                f"amount must be one note of {', '.join(f'{d:,}' for d in BILL_DENOMINATIONS)} won", field="amount"
+            )
+
+        def fn(uow) -> dict:
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            e = L.EntryBuilder("machine.bill_in", f"bill in {asset}")
+            e.add(debit=L.machine_drop(asset), credit=L.machine_credits(asset), amount=amount)
+            entry_id = uow.ledger.post(e.build({"machine": asset}))
+            uow.machines.add_meters(m.id, bills_in=amount)
+            return {"machine": asset, "amount": amount, "credits": _credits(uow, asset), "entry": entry_id}
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"bill-in/{asset}", amount), fn)
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ spin
+    def spin(self, principal: Principal, asset: str, bet: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Play one game. ``bet``: {"lines"|"reels": int, "multiplier": int}.
+
+        Response: game number, bet (credits and won), reel stops, the symbol window
+        ([row][reel]), each win (line or ways, symbol, count, pay in credits and won), the
+        total win, jackpot awards, and credits (won) before and after.
+        Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine.
+        """
+        require_machine(principal, asset)
+
+        def fn(uow) -> dict:
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            game = load_game(m.game_id)
+            try:
+                option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
+            except InvalidBet as e:
+                raise ValidationFailed(e.message, field=e.field) from None
+            bet_won = option.credits * m.denomination
+            before = _credits(uow, asset)
+            if before < bet_won:
+                raise InsufficientFunds(f"credits ₩{before:,} are less than the bet ₩{bet_won:,}", field="multiplier")
+            outcome = play(game, option, self.ctx.rng, m.variation or None)
+            win_won = outcome.total_win_credits * m.denomination
+            e = L.EntryBuilder("machine.spin", f"game on {asset}")
+            e.add(debit=L.machine_credits(asset), credit=L.machine_hold(asset), amount=bet_won, memo="coin-in")
+            e.add(debit=L.machine_hold(asset), credit=L.machine_credits(asset), amount=win_won, memo="coin-out")
+            awards = mystery.contribute_wager(uow, m, bet_won, e, self.ctx.rng)
+            game_number = m.game_seq + 1
+            entry_id = uow.ledger.post(e.build({"machine": asset, "game": game_number}))
+            hits = mystery.record_hits(uow, m, game_number, entry_id, awards)
+            jackpot_won = sum(a.amount_won for a in awards)
+            after = before - bet_won + win_won + jackpot_won
+            m.game_seq = game_number
+            uow.machines.add_meters(
+                m.id, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=1,
+                games_won=1 if (win_won or jackpot_won) else 0,
+            )
+            jp = [
+                {"hit": h.id, "level": a.level.code, "name": a.level.name, "amount": a.amount_won}
+                for h, a in zip(hits, awards)
+            ]
+            od = outcome.to_dict()
+            for w in od["wins"]:
+                w["pay_won"] = w["pay_credits"] * m.denomination
+            uow.rounds.add(
+                GameRound(
+                    machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
+                    outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
+                )
+            )
+            for h in hits:
+                uow.after_commit(lambda hid=h.id: self.ctx.enqueue("jackpot_controller.announce_hit", hid))
+            return {
+                "machine": asset,
+                "game_number": game_number,
+                "game": game.id,
+                "denomination": m.denomination,
+                "bet": {**option.to_dict(), "won": bet_won},
+                "stops": od["stops"],
+                "window": od["window"],
+                "wins": od["wins"],
+                "total_win_credits": outcome.total_win_credits,
+                "total_win": win_won,
+                "jackpots": jp,
+                "credits_before": before,
+                "credits": after,
+                "entry": entry_id,
+            }
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn)
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ cash-out
+    def cash_out(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Print a cash-out ticket for all credits on the machine (409 if there are none)."""
+        require_machine(principal, asset)
+
+        def fn(uow) -> dict:
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            amount = _credits(uow, asset)
+            if amount <= 0:
+                raise InsufficientFunds("there are no credits to cash out")
+            ticket = tito.issue_cashout(uow, self.ctx, m, amount)
+            return {"machine": asset, "ticket": ticket, "credits": _credits(uow, asset)}
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"cash-out/{asset}", None), fn, status=201)
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ ticket-in
+    def ticket_in(self, principal: Principal, asset: str, validation_number: object, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Credit a ticket (printed by any machine) onto this machine, exactly once."""
+        require_machine(principal, asset)
+        vn = tito.parse_number(validation_number)
+
+        def fn(uow) -> dict:
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            t = tito.redeem(uow, self.ctx, vn, channel="machine", location=asset, by=asset,
+                            credit_account=L.machine_credits(asset))
+            uow.machines.add_meters(m.id, tickets_in=t["amount"], tickets_in_count=1)
+            return {"machine": asset, "ticket": t, "credits": _credits(uow, asset)}
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn)
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ reads
+    def meters(self, principal: Principal, asset: str) -> dict:
+        if principal.kind == "machine":
+            require_machine(principal, asset)
+        with self.ctx.uow() as uow:
+            m = uow.machines.get(asset)
+            return machine_view(m, _credits(uow, asset), bet_options=True)
+
+    def recall(self, principal: Principal, asset: str, limit: int = 10) -> dict:
+        """The last ``limit`` (≤ 10) games with stops, window, bet, wins and jackpots (GLI-11 recall)."""
+        if principal.kind == "machine":
+            require_machine(principal, asset)
+        with self.ctx.uow() as uow:
+            m = uow.machines.get(asset)
+            rounds = uow.rounds.recent(m.id, min(max(limit, 1), 10))
+            return {
+                "machine": asset,
+                "games": [
+                    {
+                        "game_number": r.game_number,
+                        "at": r.created_at.isoformat(),
+                        "bet": r.bet,
+                        "bet_won": r.bet_won,
+                        "win_won": r.win_won,
+                        "stops": r.outcome.get("stops"),
+                        "window": r.outcome.get("window"),
+                        "wins": r.outcome.get("wins"),
+                        "jackpots": r.jackpots,
+                        "credits_before": r.credits_before,
+                        "credits_after": r.credits_after,
+                    }
+                    for r in rounds
+                ],
+            }
+
+    def floor(self) -> dict:
+        with self.ctx.uow() as uow:
+            machines = uow.machines.all()
+            return {
+                "zones": [{"code": z.code, "name": z.name} for z in uow.machines.zones()],
+                "machines": [machine_view(m, _credits(uow, m.asset_number)) for m in machines],
+            }
+
+
+def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False) -> dict:
+    game = load_game(m.game_id)
+    view = {
+        "asset": m.asset_number,
+        "zone": m.zone,
+        "bank": m.bank,
+        "denomination": m.denomination,
+        "game": m.game_id,
+        "game_name": game.name,
+        "game_kind": game.kind,
+        "variation": m.variation or game.default_variation,
+        "status": m.status,
+        "credits": credits_won,
+        "meters": {
+            "coin_in": m.coin_in,
+            "coin_out": m.coin_out,
+            "jackpot_out": m.jackpot_out,
+            "games_played": m.games_played,
+            "games_won": m.games_won,
+            "bills_in": m.bills_in,
+            "tickets_in": m.tickets_in,
+            "tickets_in_count": m.tickets_in_count,
+            "tickets_out": m.tickets_out,
+            "tickets_out_count": m.tickets_out_count,
+            "game_number": m.game_seq,
+        },
+    }
+    if bet_options:
+        view["bet_options"] = [o.to_dict() for o in game.bet_options()]
+    return view

@@ -1,0 +1,58 @@
+"""Exactly-once execution of money-moving requests keyed by ``Idempotency-Key``.
+
+The key is claimed (a unique row) at the start of the use case's transaction and the
+response is stored in the same transaction, so: a replay returns the first response and
+moves nothing; two concurrent requests with one key never both run (PostgreSQL makes the
+second wait on the unique index, then it reads the first's stored response); a request
+that fails (4xx) rolls back its claim and may be retried with the same key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from slotsys.domain.errors import IdempotencyKeyReused, ValidationFailed
+
+_KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+
+
+@dataclass(frozen=True)
+class IdemResult:
+    status: int
+    body: dict
+    replayed: bool
+
+
+def fingerprint(method: str, path: str, payload: Any) -> str:
+    raw = json.dumps([method, path, payload], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def require_key(key: str | None) -> str:
+    if key is None or key == "":
+        raise ValidationFailed("the Idempotency-Key header is required on money-moving requests", field="Idempotency-Key")
+    if not _KEY.match(key):
+        raise ValidationFailed("Idempotency-Key must be 1-200 printable ASCII characters", field="Idempotency-Key")
+    return key
+
+
+def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable[[Any], dict], status: int = 200) -> IdemResult:
+    """Run ``fn(uow)`` once per (principal, key); ``fn`` must not commit."""
+    key = require_key(key)
+    with uow_factory() as uow:
+        record_id = uow.idempotency.claim(principal, key, fp)
+        if record_id is None:
+            rec = uow.idempotency.get(principal, key)
+            if rec.fingerprint != fp:
+                raise IdempotencyKeyReused(
+                    "this Idempotency-Key was already used for a different request", field="Idempotency-Key"
+                )
+            return IdemResult(rec.status_code, rec.response, True)
+        body = fn(uow)
+        uow.idempotency.complete(record_id, status, body)
+        uow.commit()
+        return IdemResult(status, body, False)

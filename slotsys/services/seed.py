@@ -1,0 +1,90 @@
+"""The demo floor: zones VIP and MASS, 20 machines of our two games, staff users, the cage
+float and the Mass Minor mystery level. Idempotent: seeding a seeded database does nothing
+except (optionally) re-issuing credentials."""
+
+from __future__ import annotations
+
+import secrets
+
+from jackpot_controller.domain.mystery import MysteryParams
+from jackpot_controller.services.mystery import create_level
+from slotsys.adapters.db import Machine
+from slotsys.domain import ledger as L
+from slotsys.domain.security import hash_password, new_token, token_digest
+from slotsys.services.context import ServiceContext
+from tito.services.cage import MAIN_CAGE
+
+LINE_GAME = "dragon_pearl_50"
+WAYS_GAME = "tiger_reels_243"
+
+# asset, zone, bank, denomination (won per credit), game
+DEMO_MACHINES = (
+    [(f"V{n:03d}", "VIP", "V1" if n <= 5 else "V2", 1_000, LINE_GAME if n % 2 else WAYS_GAME) for n in range(1, 11)]
+    + [(f"M{n:03d}", "MASS", f"M{(n - 1) // 5 + 1}", 100, LINE_GAME if n % 2 else WAYS_GAME) for n in range(1, 21)]
+)
+DEMO_STAFF = (("operator", "operator"), ("cashier", "cashier"), ("attendant", "attendant"), ("auditor", "auditor"), ("admin", "admin"))
+
+# Mass Minor: ₩30,000 → must hit by ₩100,000; 0.5% of every wager on a MASS machine.
+MASS_MINOR = MysteryParams(reset_won=30_000, ceiling_won=100_000, rate_ppm=5_000)
+
+
+def machine_accounts(uow, asset: str) -> None:
+    uow.ledger.ensure_account(L.machine_credits(asset), L.AccountType.LIABILITY, non_negative=True)
+    uow.ledger.ensure_account(L.machine_drop(asset), L.AccountType.ASSET, non_negative=True)
+    uow.ledger.ensure_account(L.machine_hold(asset), L.AccountType.REVENUE)
+
+
+def add_machine(uow, asset: str, zone: str, bank: str, denomination: int, game: str) -> str:
+    """Create a machine with its ledger accounts; returns its new key (shown once)."""
+    key = new_token("mk")
+    uow.machines.add(Machine(asset_number=asset, zone=zone, bank=bank, denomination=denomination, game_id=game,
+                             variation="", key_hash=token_digest(key)))
+    machine_accounts(uow, asset)
+    return key
+
+
+def seed_demo(ctx: ServiceContext, auth) -> dict | None:
+    """Seed an empty database; returns the credentials, or None if already seeded."""
+    with ctx.uow() as uow:
+        if uow.machines.zones():
+            return None
+        uow.machines.ensure_zone("VIP", "VIP zone")
+        uow.machines.ensure_zone("MASS", "Mass zone")
+        uow.ledger.ensure_account(L.TICKETS_OUTSTANDING, L.AccountType.LIABILITY, non_negative=True)
+        uow.ledger.ensure_account(L.HOUSE_CAPITAL, L.AccountType.EQUITY)
+        uow.ledger.ensure_account(L.cage_drawer(MAIN_CAGE), L.AccountType.ASSET, non_negative=True)
+        uow.ledger.post(
+            L.EntryBuilder("cage.float", "opening float of the main cage")
+            .add(debit=L.cage_drawer(MAIN_CAGE), credit=L.HOUSE_CAPITAL, amount=ctx.settings.cage_opening_float_won)
+            .build({"cage": MAIN_CAGE})
+        )
+        machines = [{"asset": a, "zone": z, "game": g, "denomination": d, "key": add_machine(uow, a, z, b, d, g)}
+                    for a, z, b, d, g in DEMO_MACHINES]
+        staff = []
+        for username, role in DEMO_STAFF:
+            password = secrets.token_urlsafe(9)
+            auth.create_user(uow, username, password, role)
+            staff.append({"username": username, "password": password, "role": role})
+        create_level(uow, code="MASS_MINOR", name="Minor", zone="MASS", params=MASS_MINOR, rng=ctx.rng)
+        uow.commit()
+    return {"staff": staff, "machines": machines}
+
+
+def reissue_credentials(ctx: ServiceContext) -> dict:
+    """New machine keys and staff passwords for the whole demo floor (the old ones stop working)."""
+    creds: dict = {"staff": [], "machines": []}
+    with ctx.uow() as uow:
+        for m in uow.machines.all():
+            key = new_token("mk")
+            m.key_hash = token_digest(key)
+            creds["machines"].append({"asset": m.asset_number, "zone": m.zone, "game": m.game_id,
+                                      "denomination": m.denomination, "key": key})
+        for username, role in DEMO_STAFF:
+            user = uow.staff.by_username(username)
+            if user is None:
+                continue
+            password = secrets.token_urlsafe(9)
+            user.password_hash = hash_password(password)
+            creds["staff"].append({"username": username, "password": password, "role": role})
+        uow.commit()
+    return creds
