@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from celery import Celery
 
 from slotsys.settings import Settings
@@ -26,4 +28,7 @@ def make_celery(settings: Settings) -> Celery:
         },
     )
     app.set_default()
+    for module in TASK_MODULES:  # register the shared tasks with this app now, not only in workers
+        importlib.import_module(module)
+    app.finalize(auto=True)
     return app

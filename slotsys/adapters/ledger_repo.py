@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotsys.adapters.db import Account, JournalEntryRow, PostingRow
@@ -51,17 +52,20 @@ class LedgerRepo:
         account, when a non-negative account would go below zero; the caller's
         transaction must then be rolled back.
         """
-        net = entry.net_by_account()
-        ids = {code: self.account_id(code) for code in net}
+        net = entry.net_by_account()  # accounts whose net change is zero need no balance update
+        ids = {p.account: self.account_id(p.account) for p in entry.postings}
         for code in sorted(net, key=lambda c: ids[c]):
-            row = self.s.execute(
-                update(Account)
-                .where(Account.id == ids[code])
-                .values(balance=Account.balance + net[code])
-                .returning(Account.balance, Account.normal_sign, Account.non_negative)
-            ).one()
+            label = (labels or {}).get(code, code)
+            try:
+                row = self.s.execute(
+                    update(Account)
+                    .where(Account.id == ids[code])
+                    .values(balance=Account.balance + net[code])
+                    .returning(Account.balance, Account.normal_sign, Account.non_negative)
+                ).one()
+            except IntegrityError:  # the database's CHECK (non-negative) refused it
+                raise InsufficientFunds(f"{label} would go below zero", account=code) from None
             if row.non_negative and row.balance * row.normal_sign < 0:
-                label = (labels or {}).get(code, code)
                 raise InsufficientFunds(
                     f"{label} would go below zero (short by {-row.balance * row.normal_sign} won)",
                     account=code,

@@ -75,7 +75,7 @@ def test_ticket_inserted_into_another_machine(api):
 
 
 def test_idempotent_replay_moves_nothing(api):
-    asset = "M006"
+    asset = "M015"
     first = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/bill-in", {"amount": 10_000}, key="bill-1")
     replay = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/bill-in", {"amount": 10_000}, key="bill-1")
     assert replay.status_code == 200 and replay.json == first.json
@@ -130,7 +130,7 @@ def test_bad_machine_input_is_refused_and_changes_nothing(api, method, path, bod
 
 def test_spin_without_enough_credits_is_409_and_changes_nothing(api):
     before = snapshot(api)
-    r = api.as_machine("M008", "POST", "/api/v1/machines/M008/spin", line_bet(20, 3))
+    r = api.as_machine("M017", "POST", "/api/v1/machines/M017/spin", line_bet(20, 3))
     assert r.status_code == 409 and r.json["type"].endswith("insufficient-funds")
     assert snapshot(api) == before
 

@@ -1,0 +1,316 @@
+"""The one evaluator: line, way and scatter rules, windows, stops and randomness."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import yaml
+
+from slotsys.domain.evaluator import SeededRng, SpinOutcome, SystemRng, Win, evaluate, spin
+from slotsys.domain.game import GameDefinition, InvalidBet, UnknownVariation, parse_game
+from slotsys.games import load_game
+
+# Lines test game: 5 reels x 3 rows; line 1 = middle, 2 = top, 3 = bottom, 4 = V, 5 = inverted V.
+LINES = {
+    "id": "rules_lines",
+    "name": "Rules Lines",
+    "kind": "lines",
+    "rows": 3,
+    "reel_count": 5,
+    "symbols": [
+        {"id": "D", "name": "Dragon", "pays": {2: 5, 3: 40, 4: 150, 5: 750}},
+        {"id": "A", "name": "Ace", "pays": {3: 5, 4: 10, 5: 20}},
+        {"id": "B", "name": "Bee", "pays": {3: 5, 4: 10, 5: 25}},
+        {"id": "X", "name": "Blank"},
+        {"id": "W", "name": "Wild", "kind": "wild", "pays": {2: 5, 3: 50, 4: 200, 5: 1000}},
+        {"id": "S", "name": "Scatter", "kind": "scatter", "pays": {3: 2, 4: 10, 5: 50}},
+    ],
+    "bet": {"lines": [1, 3, 5], "multipliers": [1, 2, 5]},
+    "lines": [[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2]],
+    "variations": {"t": {"reels": [["X"] * 3] * 5}},
+}
+
+# Ways test game: 5 reels x 3 rows, reel-cost pricing.
+WAYS = {
+    "id": "rules_ways",
+    "name": "Rules Ways",
+    "kind": "reel_cost",
+    "rows": 3,
+    "reel_count": 5,
+    "symbols": [
+        {"id": "A", "name": "Ace", "pays": {3: 5, 4: 20, 5: 100}},
+        {"id": "B", "name": "Bee", "pays": {3: 4, 4: 10, 5: 50}},
+        {"id": "X", "name": "Blank"},
+        {"id": "W", "name": "Wild", "kind": "wild"},
+        {"id": "S", "name": "Scatter", "kind": "scatter", "pays": {3: 2, 4: 10, 5: 50}},
+    ],
+    "bet": {"reel_costs": {1: 1, 2: 3, 3: 7, 4: 15, 5: 25}, "multipliers": [1, 2, 3, 5, 10]},
+    "variations": {"t": {"reels": [["X"] * 3] * 5}},
+}
+
+
+def with_window(base: dict, rows: list[str]) -> GameDefinition:
+    """A game whose strips are exactly the given window (stops all 0): rows as 'A B C D E'."""
+    grid = [r.split() for r in rows]
+    d = dict(base)
+    d["variations"] = {"t": {"reels": [[grid[r][i] for r in range(len(grid))] for i in range(len(grid[0]))]}}
+    return parse_game(yaml.safe_dump(d, sort_keys=False))
+
+
+def play(game: GameDefinition, **bet) -> SpinOutcome:
+    return evaluate(game, game.resolve_bet(**bet), [0] * game.reel_count)
+
+
+def wins_of(o: SpinOutcome, kind: str) -> list[Win]:
+    return [w for w in o.wins if w.kind == kind]
+
+
+# --------------------------------------------------------------------------- lines
+def test_only_played_lines_pay():
+    g = with_window(LINES, ["A A A X X", "X X X X X", "X X X X X"])  # line 2 (top row) wins
+    assert play(g, lines=1, multiplier=1).wins == ()
+    o = play(g, lines=3, multiplier=1)
+    assert [(w.line, w.symbol, w.count) for w in o.wins] == [(2, "A", 3)]
+
+
+def test_line_win_pays_paytable_times_multiplier_with_positions():
+    g = with_window(LINES, ["X X X X X", "B B B B X", "X X X X X"])
+    o = play(g, lines=1, multiplier=5)
+    (w,) = o.wins
+    assert (w.kind, w.line, w.symbol, w.count, w.pay_credits) == ("line", 1, "B", 4, 10 * 5)
+    assert w.positions == ((1, 0), (1, 1), (1, 2), (1, 3))
+    assert o.total_win_credits == 50 and isinstance(o.total_win_credits, int)
+
+
+def test_lines_pay_left_to_right_from_reel_one_only():
+    g = with_window(LINES, ["X X X X X", "X A A A A", "X X X X X"])
+    assert play(g, lines=5, multiplier=1).wins == ()
+
+
+def test_wild_substitutes_and_one_win_per_line_the_higher():
+    # line 1: W W W A A -> wild-only 3 (50) beats A x5 substituted (20)
+    g = with_window(LINES, ["X X X X X", "W W W A A", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=2).wins
+    assert (w.symbol, w.count, w.pay_credits) == ("W", 3, 100)
+    # line 1: W A A A A -> substituted A x5 (20); the single wild pays nothing alone
+    g = with_window(LINES, ["X X X X X", "W A A A A", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=1).wins
+    assert (w.symbol, w.count, w.pay_credits) == ("A", 5, 20)
+    assert w.positions == tuple((1, i) for i in range(5))
+    # line 1: W W B B B -> B x5 (25) beats wild-only 2 (5)
+    g = with_window(LINES, ["X X X X X", "W W B B B", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=1).wins
+    assert (w.symbol, w.count, w.pay_credits) == ("B", 5, 25)
+    # line 1: W W A X X -> wild-only 2 (5) ties A x3 (5): the substituted combination is paid, once
+    g = with_window(LINES, ["X X X X X", "W W A X X", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=1).wins
+    assert (w.symbol, w.count, w.pay_credits) == ("A", 3, 5)
+    # five wilds pay the wild's top award
+    g = with_window(LINES, ["X X X X X", "W W W W W", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=1).wins
+    assert (w.symbol, w.count, w.pay_credits) == ("W", 5, 1000)
+
+
+def test_wild_in_the_middle_extends_the_combination():
+    g = with_window(LINES, ["X X X X X", "A W A W B", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=1).wins
+    assert (w.symbol, w.count) == ("A", 4)
+
+
+def test_wild_never_substitutes_for_a_scatter():
+    # line 1: W S S S X -> no substituted combination (scatter), single wild pays nothing;
+    # the 3 scatters pay as scatters
+    g = with_window(LINES, ["X X X X X", "W S S S X", "X X X X X"])
+    o = play(g, lines=5, multiplier=1)
+    assert wins_of(o, "line") == []
+    (s,) = wins_of(o, "scatter")
+    assert s.count == 3
+
+
+def test_two_of_a_kind_premium():
+    g = with_window(LINES, ["X X X X X", "D D A X X", "X X X X X"])
+    (w,) = play(g, lines=1, multiplier=5).wins
+    assert (w.symbol, w.count, w.pay_credits) == ("D", 2, 25)
+    g = with_window(LINES, ["X X X X X", "A A X X X", "X X X X X"])
+    assert play(g, lines=1, multiplier=1).wins == (), "a regular symbol without a 2-pay needs 3"
+
+
+def test_every_played_line_is_scored_on_its_own_shape():
+    g = with_window(LINES, ["B X X X B", "A A A A A", "X B X B X"])
+    o = play(g, lines=5, multiplier=1)
+    assert [(w.line, w.symbol, w.count) for w in o.wins] == [(1, "A", 5)]
+    g = with_window(LINES, ["A X X X A", "X A X A X", "X X A X X"])  # line 4: V shape
+    o = play(g, lines=5, multiplier=1)
+    assert [(w.line, w.symbol, w.count, w.positions) for w in o.wins] == [
+        (4, "A", 5, ((0, 0), (1, 1), (2, 2), (1, 3), (0, 4)))
+    ]
+
+
+def test_scatter_pays_anywhere_times_total_bet():
+    g = with_window(LINES, ["S X X X X", "X X S X X", "X X X X S"])
+    o = play(g, lines=3, multiplier=2)  # total bet 6 credits
+    (s,) = o.wins
+    assert (s.kind, s.symbol, s.count, s.pay_credits) == ("scatter", "S", 3, 2 * 6)
+    assert s.positions == ((0, 0), (1, 2), (2, 4))
+    assert s.line is None and s.ways is None
+    o = play(g, lines=1, multiplier=1)
+    assert o.wins[0].pay_credits == 2, "scatters pay off the played lines too"
+
+
+def test_total_is_the_sum_of_all_wins():
+    g = with_window(LINES, ["A A A X S", "D D X S X", "X X X X S"])
+    o = play(g, lines=5, multiplier=2)
+    kinds = sorted((w.kind, w.line) for w in o.wins)
+    assert kinds == [("line", 1), ("line", 2), ("scatter", None)]
+    assert o.total_win_credits == sum(w.pay_credits for w in o.wins) == 5 * 2 + 5 * 2 + 2 * 10
+
+
+# --------------------------------------------------------------------------- ways
+def test_ways_are_the_product_of_matching_positions_with_wilds():
+    g = with_window(WAYS, ["A W X X X", "A X A X X", "X A X X X"])
+    o = play(g, reels=5, multiplier=2)
+    (w,) = o.wins
+    assert (w.kind, w.symbol, w.count, w.ways) == ("way", "A", 3, 2 * 2 * 1)
+    assert w.pay_credits == 5 * 4 * 2
+    assert set(w.positions) == {(0, 0), (1, 0), (0, 1), (2, 1), (1, 2)}
+
+
+def test_one_way_win_per_symbol_at_its_highest_count():
+    g = with_window(WAYS, ["A A A X X", "X A A A X", "A X X X X"])
+    o = play(g, reels=5, multiplier=1)
+    (w,) = o.wins
+    assert (w.symbol, w.count, w.ways, w.pay_credits) == ("A", 4, 2 * 2 * 2 * 1, 20 * 8)
+
+
+def test_a_wild_counts_for_every_symbol():
+    g = with_window(WAYS, ["A W A X X", "B X B X X", "X X X X X"])
+    o = play(g, reels=5, multiplier=1)
+    assert sorted((w.symbol, w.count, w.ways) for w in o.wins) == [("A", 3, 1), ("B", 3, 1)]
+
+
+def test_ways_left_to_right_from_reel_one():
+    g = with_window(WAYS, ["X A A A A", "X A A A A", "X X X X X"])
+    assert play(g, reels=5, multiplier=1).wins == ()
+
+
+def test_unbought_reels_use_only_the_centre_row():
+    # A on reels 1-3 anywhere, reel 4 only on the top row, reel 5 on the centre row
+    g = with_window(WAYS, ["A X X A X", "X A X X A", "X X A X X"])
+    o = play(g, reels=5, multiplier=1)
+    assert [(w.count, w.ways) for w in o.wins] == [(5, 1)]
+    o = play(g, reels=3, multiplier=1)  # reel 4 not bought: only its centre row (X) counts
+    assert [(w.count, w.ways) for w in o.wins] == [(3, 1)]
+    # wins still run through an unbought reel's centre row
+    g = with_window(WAYS, ["A X X A X", "A A A A A", "X X A X X"])
+    o = play(g, reels=2, multiplier=3)
+    (w,) = o.wins
+    assert (w.count, w.ways, w.pay_credits) == (5, 2 * 1 * 1 * 1 * 1, 100 * 2 * 3)
+    assert set(w.positions) == {(0, 0), (1, 0), (1, 1), (1, 2), (1, 3), (1, 4)}
+    o = play(g, reels=1, multiplier=1)
+    assert [(w.count, w.ways) for w in o.wins] == [(5, 2)]
+
+
+def test_ways_scatter_counts_on_unbought_reels_and_rows_and_pays_total_bet():
+    g = with_window(WAYS, ["X X X S S", "X X X X X", "S X X X X"])
+    o = play(g, reels=1, multiplier=2)  # total bet 1 x 2
+    (s,) = o.wins
+    assert (s.kind, s.count, s.pay_credits) == ("scatter", 3, 2 * 2)
+    o = play(g, reels=4, multiplier=10)  # total bet 15 x 10
+    assert o.wins[0].pay_credits == 2 * 150
+
+
+def test_way_pays_scale_with_multiplier_not_cost():
+    g = with_window(WAYS, ["A A A X X", "X X X X X", "X X X X X"])
+    for reels, cost in [(3, 7), (4, 15), (5, 25)]:
+        o = play(g, reels=reels, multiplier=2)
+        assert o.total_win_credits == 5 * 1 * 2, f"{reels} reels (cost {cost}) pays paytable x ways x multiplier"
+
+
+# --------------------------------------------------------------------------- stops, window, rng
+def test_window_is_row_by_reel_and_wraps_around_the_strip():
+    g = load_game("dragon_pearl_50")
+    strips = g.variation().reels
+    stops = [len(s) - 1 for s in strips]
+    o = evaluate(g, g.full_bet(), stops)
+    assert len(o.window) == 4 and all(len(r) == 5 for r in o.window)
+    for r in range(4):
+        for i, s in enumerate(strips):
+            assert o.window[r][i] == s[(stops[i] + r) % len(s)]
+    assert o.stops == tuple(stops) and o.variation == "94" and o.bet == g.full_bet()
+
+
+def test_evaluate_is_deterministic_and_spin_reproducible_with_a_seed():
+    g = load_game("tiger_reels_243")
+    bet = g.full_bet()
+    assert evaluate(g, bet, [3, 1, 4, 1, 5]) == evaluate(g, bet, [3, 1, 4, 1, 5])
+    a = [spin(g, bet, SeededRng(42)) for _ in range(3)]
+    b = [spin(g, bet, SeededRng(42)) for _ in range(3)]
+    assert a == b
+    rng = SeededRng(7)
+    outs = [spin(g, bet, rng) for _ in range(50)]
+    assert len({o.stops for o in outs}) > 40
+    assert all(0 <= s < len(strip) for o in outs for s, strip in zip(o.stops, g.variation().reels))
+
+
+def test_spin_draws_one_randbelow_per_reel_with_the_strip_length():
+    g = load_game("dragon_pearl_50")
+
+    class Recorder:
+        def __init__(self):
+            self.calls = []
+
+        def randbelow(self, n):
+            self.calls.append(n)
+            return n - 1
+
+    rec = Recorder()
+    o = spin(g, g.full_bet(), rec)
+    assert rec.calls == [len(s) for s in g.variation().reels]
+    assert o.stops == tuple(n - 1 for n in rec.calls)
+    assert isinstance(spin(g, g.full_bet(), SystemRng()), SpinOutcome)
+
+
+def test_bad_stops_bets_and_variations_are_refused():
+    g = load_game("dragon_pearl_50")
+    bet = g.full_bet()
+    with pytest.raises(ValueError, match="stops"):
+        evaluate(g, bet, [0, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"stops\[2\]"):
+        evaluate(g, bet, [0, 0, 999, 0, 0])
+    with pytest.raises(ValueError, match=r"stops\[0\]"):
+        evaluate(g, bet, [-1, 0, 0, 0, 0])
+    with pytest.raises(InvalidBet):
+        evaluate(g, load_game("tiger_reels_243").full_bet(), [0] * 5)
+    with pytest.raises(UnknownVariation):
+        spin(g, bet, SeededRng(1), variation="88")
+
+
+def test_outcome_to_dict_is_json_ready_and_integer_money():
+    g = load_game("dragon_pearl_50")
+    rng = SeededRng(2024)
+    seen_win = False
+    for _ in range(200):
+        o = spin(g, g.resolve_bet(lines=50, multiplier=3), rng)
+        d = json.loads(json.dumps(o.to_dict()))
+        assert d["stops"] == list(o.stops) and len(d["window"]) == 4
+        assert d["total_win_credits"] == sum(w["pay_credits"] for w in d["wins"])
+        assert all(type(w.pay_credits) is int and w.pay_credits > 0 for w in o.wins)
+        for w in d["wins"]:
+            assert set(w) == {"kind", "line", "ways", "symbol", "count", "pay_credits", "positions"}
+            assert w["kind"] == "scatter" or 1 <= w["line"] <= 50
+            seen_win = True
+    assert seen_win
+
+
+def test_real_games_pay_multiples_of_the_multiplier():
+    rng = random.Random(5)
+    for gid in ("dragon_pearl_50", "tiger_reels_243"):
+        g = load_game(gid)
+        strips = g.variation().reels
+        for _ in range(300):
+            stops = [rng.randrange(len(s)) for s in strips]
+            one = evaluate(g, g.bet_options()[-5], stops)  # full lines/reels, multiplier 1
+            ten = evaluate(g, g.full_bet(), stops)  # multiplier 10
+            assert ten.total_win_credits == 10 * one.total_win_credits
