@@ -123,5 +123,10 @@ def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency) -> None:
                           rng_seed=rng_seed, concurrency=concurrency))
 
 
+from slotsys.mathcli import par  # noqa: E402  (game-math commands live in their own module)
+
+main.add_command(par)
+
+
 if __name__ == "__main__":
     main()

@@ -18,4 +18,4 @@ def alembic_config(url: str) -> Config:
 def upgrade(url: str) -> None:
     if url.startswith("sqlite:///"):
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-    command.upgrade(alembic_config(url), "head")
+    command.upgrade(alembic_config(url), "heads")

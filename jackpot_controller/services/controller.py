@@ -20,11 +20,11 @@ class JackpotService:
         self.publish = publish or (lambda channel, message: None)
 
     def levels(self) -> dict:
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             return {"levels": [level_view(lv) for lv in uow.levels.all()]}
 
     def hits(self, limit: int = 25) -> dict:
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             levels = {lv.id: lv.code for lv in uow.levels.all()}
             return {
                 "hits": [
@@ -62,6 +62,6 @@ class JackpotService:
         return True
 
     def announce_pending(self) -> int:
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             ids = [h.id for h in uow.levels.recent_hits(limit=200) if not h.announced]
         return sum(1 for hid in reversed(ids) if self.announce_hit(hid))

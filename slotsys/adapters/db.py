@@ -198,11 +198,13 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn):  # pragma: no cover - driver hook
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            readonly = conn.get_execution_options().get("slotsys_readonly")
+            conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(url, echo=echo, pool_size=10, max_overflow=20, pool_pre_ping=True)

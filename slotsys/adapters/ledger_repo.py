@@ -12,9 +12,12 @@ from slotsys.domain.ledger import AccountType, JournalEntry
 
 
 class LedgerRepo:
+    # Account ids never change once created: cache code → id per database for the process.
+    _id_cache: dict[str, dict[str, int]] = {}
+
     def __init__(self, session: Session) -> None:
         self.s = session
-        self._ids: dict[str, int] = {}
+        self._ids = self._id_cache.setdefault(str(session.get_bind().url), {})
 
     # -- accounts
     def ensure_account(self, code: str, type_: AccountType, *, non_negative: bool = False) -> int:

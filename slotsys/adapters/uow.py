@@ -16,12 +16,15 @@ from tito.adapters.repo import TicketRepo
 
 
 class SqlUnitOfWork:
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: sessionmaker[Session], readonly: bool = False) -> None:
         self._factory = session_factory
+        self.readonly = readonly
         self._after_commit: list[Callable[[], None]] = []
 
     def __enter__(self) -> "SqlUnitOfWork":
         self.session = self._factory()
+        if self.readonly:  # SQLite: a plain (deferred) BEGIN, so readers do not queue behind writers
+            self.session.connection(execution_options={"slotsys_readonly": True})
         s = self.session
         self.ledger = LedgerRepo(s)
         self.idempotency = IdempotencyRepo(s)
@@ -60,5 +63,5 @@ class UowFactory:
         self.engine = engine
         self.session_factory = sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
 
-    def __call__(self) -> SqlUnitOfWork:
-        return SqlUnitOfWork(self.session_factory)
+    def __call__(self, readonly: bool = False) -> SqlUnitOfWork:
+        return SqlUnitOfWork(self.session_factory, readonly)

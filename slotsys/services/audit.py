@@ -15,7 +15,7 @@ class AuditService:
         """Ledger invariants (sum zero, cached = postings, no forbidden negatives), plus:
         outstanding-ticket liability = sum of unredeemed tickets; each jackpot liability =
         the whole-won part of its meter."""
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             out = uow.ledger.audit()
             tickets_ledger = uow.ledger.balance(L.TICKETS_OUTSTANDING)
             tickets_file = uow.tickets.outstanding_total()

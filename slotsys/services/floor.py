@@ -179,7 +179,7 @@ class FloorService:
     def meters(self, principal: Principal, asset: str) -> dict:
         if principal.kind == "machine":
             require_machine(principal, asset)
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             return machine_view(m, _credits(uow, asset), bet_options=True)
 
@@ -187,7 +187,7 @@ class FloorService:
         """The last ``limit`` (≤ 10) games with stops, window, bet, wins and jackpots (GLI-11 recall)."""
         if principal.kind == "machine":
             require_machine(principal, asset)
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             rounds = uow.rounds.recent(m.id, min(max(limit, 1), 10))
             return {
@@ -211,7 +211,7 @@ class FloorService:
             }
 
     def floor(self) -> dict:
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             machines = uow.machines.all()
             return {
                 "zones": [{"code": z.code, "name": z.name} for z in uow.machines.zones()],

@@ -36,7 +36,7 @@ class AuthService:
         if scheme.lower() != "bearer" or not token:
             raise Unauthorized("use Authorization: Bearer <token>")
         digest = token_digest(token)
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             if token.startswith("mk_"):
                 m = uow.machines.by_key_hash(digest)
                 if m is not None:

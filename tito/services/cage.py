@@ -18,7 +18,7 @@ class CageService:
     def lookup(self, principal: Principal, raw_number: object) -> dict:
         require_role(principal, "cashier", "auditor", "operator")
         vn = T.parse_number(raw_number)
-        with self.ctx.uow() as uow:
+        with self.ctx.uow(readonly=True) as uow:
             return T.lookup(uow, vn)
 
     def redeem(self, principal: Principal, raw_number: object, amount: int | None, idem_key: str | None) -> tuple[int, dict, bool]:
