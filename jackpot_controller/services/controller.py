@@ -58,7 +58,7 @@ class JackpotService:
                        "amount": hit.amount_won, "new_value": level_view(level)["value"]}
             uow.after_commit(lambda: self.publish(CHANNEL, json.dumps(message)))
             uow.commit()
-        log.info("jackpot.hit.announced", **message)
+        log.info("jackpot.hit.announced", hit=message)
         return True
 
     def announce_pending(self) -> int:
