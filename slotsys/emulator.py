@@ -1,8 +1,10 @@
 """Floor emulator: N machines playing over HTTP like real ones.
 
-Each machine: bill-in (or a ticket printed by another machine), spins at random valid bet
-options it can afford, cashes out to a ticket now and then; tickets are redeemed at the
-cage or inserted into another machine. Retries reuse the Idempotency-Key, as a real
+Each machine: bill-in (or a ticket printed by another machine, inserted with the two-phase
+ticket-in: authorise, then commit, or now and then reject and give it back), spins at random
+valid bet options it can afford, cashes out to a ticket now and then (a cash-out above the
+ticket limit is paid by an attendant as a handpay receipt); tickets are redeemed at the cage,
+at a kiosk or inserted into another machine. Retries reuse the Idempotency-Key, as a real
 machine does. Ends with a summary and the auditor's ledger proof; returns the exit code
 (non-zero on any error or an unbalanced ledger).
 """
@@ -40,6 +42,9 @@ class Stats:
     tickets_issued: int = 0
     tickets_cage: int = 0
     tickets_machine: int = 0
+    tickets_kiosk: int = 0
+    tickets_rejected: int = 0
+    handpays: int = 0
     errors: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -97,15 +102,43 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
 
     cashier = Client(base, login("cashier"))
     auditor = Client(base, login("auditor"))
+    kiosk = Client(base, login("kiosk")) if "kiosk" in staff else None
+    attendant = Client(base, login("attendant"))
     keys = {m["asset"]: m["key"] for m in machines}
     stats = Stats()
     tickets: queue.Queue[str] = queue.Queue()
     ticket_lock = threading.Lock()
 
-    def redeem_at_cage(vn: str) -> None:
+    def redeem_at_cage(vn: str, at_kiosk: bool = False) -> None:
         with ticket_lock:
-            if _ok(cashier.call("POST", "/api/v1/cage/redeem", {"validation_number": vn}, money=True), stats, "cage redeem"):
+            if at_kiosk and kiosk is not None:
+                if _ok(kiosk.call("POST", "/api/v1/kiosk/redeem", {"validation_number": vn}, money=True), stats, "kiosk redeem"):
+                    stats.add(tickets_kiosk=1)
+            elif _ok(cashier.call("POST", "/api/v1/cage/redeem", {"validation_number": vn}, money=True), stats, "cage redeem"):
                 stats.add(tickets_cage=1)
+
+    def ticket_in(c: Client, asset: str, vn: str, r: random.Random) -> dict | None:
+        """Two-phase: authorise, then commit once stacked (or, 5% of the time, reject it)."""
+        auth = _ok(c.call("POST", f"/api/v1/machines/{asset}/ticket-in/authorize", {"validation_number": vn}, money=True),
+                   stats, "ticket-in authorise")
+        if auth is None:
+            return None
+        hold = {"validation_number": vn, "transaction_id": auth["transaction_id"]}
+        if r.random() < 0.05:
+            if _ok(c.call("POST", f"/api/v1/machines/{asset}/ticket-in/reject", {**hold, "reason": "emulated jam"},
+                          money=True), stats, "ticket-in reject"):
+                stats.add(tickets_rejected=1)
+                tickets.put(vn)
+            return None
+        return _ok(c.call("POST", f"/api/v1/machines/{asset}/ticket-in/commit", hold, money=True), stats, "ticket-in commit")
+
+    def cash_out(c: Client, asset: str) -> httpx.Response:
+        """Cash out; above the ticket limit an attendant pays a handpay receipt instead."""
+        resp = c.call("POST", f"/api/v1/machines/{asset}/cash-out", money=True)
+        if resp.status_code == 409 and resp.json().get("type", "").endswith("handpay-required"):
+            resp = attendant.call("POST", f"/api/v1/machines/{asset}/handpay", money=True)
+            stats.add(handpays=1)
+        return resp
 
     def play(machine: dict, seed: int, progress, task) -> None:
         r = random.Random(seed)
@@ -125,11 +158,11 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                 except queue.Empty:
                     vn = None
                 if vn is not None:
-                    body = _ok(c.call("POST", f"/api/v1/machines/{asset}/ticket-in", {"validation_number": vn}, money=True), stats, "ticket-in")
+                    body = ticket_in(c, asset, vn, r)
                     if body:
                         stats.add(tickets_machine=1)
                         credits = body["credits"]
-                else:
+                if not [o for o in options if o["credits"] * denom <= credits]:  # a small ticket may not cover a bet
                     note = r.choice(NOTES if denom < 1000 else (50_000,))
                     for _ in range(1 if denom < 1000 else 10):
                         body = _ok(c.call("POST", f"/api/v1/machines/{asset}/bill-in", {"amount": note}, money=True), stats, "bill-in")
@@ -137,7 +170,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                             stats.add(bills_in=note)
                             credits = body["credits"]
                 affordable = [o for o in options if o["credits"] * denom <= credits]
-                if not affordable:
+                if not affordable:  # the bill-in failed (counted as an error above)
                     progress.advance(task)
                     continue
             opt = r.choice(affordable)
@@ -149,16 +182,21 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                           jackpot_hits=len(body["jackpots"]))
                 credits = body["credits"]
             if credits > 0 and (r.random() < 0.01 or i == spins - 1):
-                out = _ok(c.call("POST", f"/api/v1/machines/{asset}/cash-out", money=True), stats, "cash-out")
+                out = _ok(cash_out(c, asset), stats, "cash-out")
                 if out:
                     stats.add(tickets_issued=1)
                     credits = 0
                     vn = out["ticket"]["validation_number"]
                     if i == spins - 1 or r.random() < 0.5:
-                        redeem_at_cage(vn)
+                        redeem_at_cage(vn, at_kiosk=r.random() < 0.5)
                     else:
                         tickets.put(vn)
             progress.advance(task)
+        if credits > 0:  # leave the machine empty: everything ends at the cage
+            out = _ok(cash_out(c, asset), stats, "cash-out")
+            if out:
+                stats.add(tickets_issued=1)
+                redeem_at_cage(out["ticket"]["validation_number"])
 
     with Progress(TextColumn("[bold]floor"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
         task = progress.add_task("spins", total=len(machines) * spins)
@@ -182,7 +220,9 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         ("coin-out (game wins)", f"₩{stats.coin_out:,}"), ("jackpot hits", stats.jackpot_hits),
         ("jackpot won", f"₩{stats.jackpot_won:,}"), ("observed RTP (incl. jackpots)", f"{rtp:.2%}"),
         ("bills in", f"₩{stats.bills_in:,}"), ("tickets issued", stats.tickets_issued),
-        ("tickets redeemed at the cage", stats.tickets_cage), ("tickets inserted into another machine", stats.tickets_machine),
+        ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),
+        ("tickets inserted into another machine", stats.tickets_machine),
+        ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays),
         ("errors", sum(stats.errors.values())),
         ("ledger balanced", audit.get("balanced")), ("journal entries", audit.get("journal_entries")),
     ]:

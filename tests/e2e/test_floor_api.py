@@ -221,3 +221,26 @@ def test_malformed_json_and_oversized_body_are_problems(api):
     assert r.status_code == 413
     r = api.client.get("/api/v1/nothing-here")
     assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"
+
+
+def test_hostile_bodies_get_problems_not_500s(api):
+    key = api.key("M012")
+    h = {"Authorization": f"Bearer {key}", "Idempotency-Key": "x2", "Content-Type": "application/json"}
+    deep = b"[" * 5_000 + b"]" * 5_000
+    r = api.client.post("/api/v1/machines/M012/spin", data=deep, headers=h)
+    assert r.status_code == 400 and r.json["field"] == "body"
+    r = api.client.post("/api/v1/auth/login", data=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json["field"] == "body"
+    # authentication comes before the body is parsed
+    r = api.client.post("/api/v1/machines/M012/spin", data=b"{nope", headers={"Content-Type": "application/json"})
+    assert r.status_code == 401
+    # JSON sent as text/plain is refused, not played
+    r = api.client.post("/api/v1/machines/M012/spin", data=b'{"lines": 1, "multiplier": 1}',
+                        headers={**h, "Content-Type": "text/plain"})
+    assert r.status_code == 415 and r.json["field"] == "Content-Type"
+    r = api.client.post("/api/v1/machines/M012/bill-in", data=b"\xff\xfe\x00", headers=h)
+    assert r.status_code == 400 and r.headers["Content-Type"] == "application/problem+json"
+    r = api.client.options("/api/v1/machines/M012/spin", headers=h)
+    assert r.status_code == 405 and r.headers["Content-Type"] == "application/problem+json"
+    meters = api.as_machine("M012", "GET", "/api/v1/machines/M012/meters", key=None).json["meters"]
+    assert meters["games_played"] == 0 and meters["bills_in"] == 0
