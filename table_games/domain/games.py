@@ -1,4 +1,4 @@
-"""The five games behind one interface, for the table framework.
+"""The games behind one interface, for the table framework.
 
 ``GAMES[name]`` gives, per game: its rules-variant type and default (``rules_from_dict`` reads a table's
 stored variant), ``parse_spot`` / ``check_bet`` (bet validation, raising ``TableRuleError(field, ...)``),
@@ -8,6 +8,8 @@ bets and outcomes as JSON and replay any round.
 
 The outcome engines differ by nature and are called directly: ``baccarat.play_coup(shoe)``,
 ``blackjack.BlackjackRound(...)``, ``roulette.spin(rng)``, ``sicbo.roll(rng)``, ``bigwheel.spin(rng, config)``;
+the poker games deal from a shoe into a round object (``three_card.ThreeCardRound``, ``caribbean.CaribbeanRound``,
+``holdem_bonus.HoldemBonusRound``, ``paigow.deal`` + ``paigow.PaiGowRound``) whose ``finish()`` gives the outcome;
 in input mode the same calls take a stacked shoe or a :class:`~table_games.domain.rng.ScriptedRng`.
 """
 
@@ -17,7 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from table_games.domain import baccarat, bigwheel, blackjack, roulette, sicbo
+from table_games.domain import (
+    baccarat, bigwheel, blackjack, caribbean, holdem_bonus, paigow, roulette, sicbo, three_card,
+)
 from table_games.domain.settlement import Void
 
 
@@ -51,4 +55,16 @@ GAMES: dict[str, GameEngine] = {
     "big_wheel": GameEngine("big_wheel", bigwheel.STANDARD_54, bigwheel.BigWheelConfig.from_dict,
                             bigwheel.parse_spot, bigwheel.check_bet, bigwheel.default_limits, bigwheel.settle,
                             bigwheel.WheelStop.from_dict),
+    "three_card_poker": GameEngine("three_card_poker", three_card.STANDARD, three_card.ThreeCardRules.from_dict,
+                                   three_card.parse_spot, three_card.check_bet, three_card.default_limits,
+                                   three_card.settle, three_card.ThreeCardOutcome.from_dict),
+    "caribbean_stud": GameEngine("caribbean_stud", caribbean.STANDARD, caribbean.CaribbeanRules.from_dict,
+                                 caribbean.parse_spot, caribbean.check_bet, caribbean.default_limits,
+                                 caribbean.settle, caribbean.CaribbeanOutcome.from_dict),
+    "holdem_bonus": GameEngine("holdem_bonus", holdem_bonus.STANDARD, holdem_bonus.HoldemBonusRules.from_dict,
+                               holdem_bonus.parse_spot, holdem_bonus.check_bet, holdem_bonus.default_limits,
+                               holdem_bonus.settle, holdem_bonus.HoldemOutcome.from_dict),
+    "pai_gow_poker": GameEngine("pai_gow_poker", paigow.HOUSE_WAY_91, paigow.PaiGowRules.from_dict,
+                                paigow.parse_spot, paigow.check_bet, paigow.default_limits, paigow.settle,
+                                paigow.PaiGowOutcome.from_dict),
 }

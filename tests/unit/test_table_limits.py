@@ -115,7 +115,8 @@ def test_refusals_render_as_problem_json_naming_the_field():
 
 def test_limits_round_trip_and_game_registry():
     assert TableLimits.from_dict(LIM.to_dict()) == LIM
-    assert set(GAMES) == {"baccarat", "blackjack", "roulette", "sic_bo", "big_wheel"}
+    assert set(GAMES) == {"baccarat", "blackjack", "roulette", "sic_bo", "big_wheel", "three_card_poker",
+                          "caribbean_stud", "holdem_bonus", "pai_gow_poker"}
     for name, g in GAMES.items():
         assert g.outcome_from_dict({"void": True, "reason": "misdeal"}) == Void("misdeal")
         g.default_limits()
