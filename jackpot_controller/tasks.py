@@ -1,6 +1,20 @@
-"""Celery tasks of the jackpot controller (thin: they call a service)."""
+"""Celery tasks of the jackpot controller (thin: they call the service).
+
+``award`` and ``announce_hit`` are idempotent (a retried or duplicated task never pays or
+announces twice); ``fold`` and ``sweep`` run from beat as the safety net of the sequencer."""
 
 from celery import shared_task
+
+
+@shared_task(name="jackpot_controller.award", bind=True, max_retries=10, default_retry_delay=1, acks_late=True)
+def award(self, hit_id: int):
+    """Claim and award one hit (credit, handpay lock or verification lock), exactly once."""
+    from slotsys.bootstrap import services
+
+    try:
+        return services().jackpots.process_award(hit_id)
+    except Exception as e:  # e.g. the database restarting: retry; the claim protocol keeps it exactly once
+        raise self.retry(exc=e)
 
 
 @shared_task(name="jackpot_controller.announce_hit", bind=True, max_retries=5, default_retry_delay=1, acks_late=True)
@@ -16,3 +30,19 @@ def announce_pending() -> int:
     from slotsys.bootstrap import services
 
     return services().jackpots.announce_pending()
+
+
+@shared_task(name="jackpot_controller.fold")
+def fold() -> int:
+    """Fold the wagers waiting in the sequencer's queue (beat, every second)."""
+    from slotsys.bootstrap import services
+
+    return services().jackpots.fold_all()
+
+
+@shared_task(name="jackpot_controller.sweep")
+def sweep() -> dict:
+    """Fold, release claims past the commit timeout, award hits whose task was lost, announce."""
+    from slotsys.bootstrap import services
+
+    return services().jackpots.sweep()

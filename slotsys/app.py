@@ -19,7 +19,7 @@ from slotsys.logging import configure_logging
 from slotsys.settings import Settings, get_settings
 
 log = structlog.get_logger("slotsys.http")
-PUBLIC_ENDPOINTS = {"staff.login"}  # every other /api/v1 endpoint needs a machine key or a staff token
+PUBLIC_ENDPOINTS = {"staff.login", "players.login"}  # every other /api/v1 endpoint needs a key or a token
 REQUESTS = Counter("slotsys_http_requests_total", "HTTP requests", ["endpoint", "status"])
 LATENCY = Histogram("slotsys_http_request_seconds", "HTTP request latency", ["endpoint"],
                     buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
@@ -41,9 +41,10 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from slotsys.api.players import bp as players_bp, machines_bp as player_machines_bp
     from slotsys.api.staff import bp as staff_bp
     from slotsys.api.system import bp as system_bp
+    from table_games.api.routes import bp as tables_bp
     from tito.api.routes import bp as tickets_bp
 
-    for bp in (system_bp, staff_bp, machines_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp):
+    for bp in (system_bp, staff_bp, machines_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
         app.register_blueprint(bp)
 
     @app.before_request

@@ -55,7 +55,7 @@ def _print_credentials(creds: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    con = Console(width=max(Console().width, 120))
     t = Table(title="Demo staff (POST /api/v1/auth/login)")
     for col in ("username", "password", "role"):
         t.add_column(col)
@@ -63,8 +63,9 @@ def _print_credentials(creds: dict) -> None:
         t.add_row(s["username"], s["password"], s["role"])
     con.print(t)
     m = Table(title="Demo machines (Authorization: Bearer <key>)")
-    for col in ("asset", "zone", "game", "denom", "key"):
+    for col in ("asset", "zone", "game", "denom"):
         m.add_column(col)
+    m.add_column("key", overflow="fold")
     for x in creds["machines"]:
         m.add_row(x["asset"], x["zone"], x["game"], f"₩{x['denomination']:,}", x["key"])
     con.print(m)
@@ -123,9 +124,10 @@ def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency) -> None:
                           rng_seed=rng_seed, concurrency=concurrency))
 
 
-from slotsys.mathcli import par  # noqa: E402  (game-math commands live in their own module)
+from slotsys.mathcli import par, simulate  # noqa: E402  (game-math commands live in their own module)
 
 main.add_command(par)
+main.add_command(simulate)
 
 
 if __name__ == "__main__":

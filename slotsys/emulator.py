@@ -15,6 +15,7 @@ import json
 import queue
 import random
 import threading
+import time
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -140,7 +141,33 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             stats.add(handpays=1)
         return resp
 
-    def play(machine: dict, seed: int, progress, task) -> None:
+    def level_totals() -> dict[str, tuple[int, int]]:
+        body = _ok(auditor.call("GET", "/api/v1/jackpots/levels"), stats, "jackpot levels") or {"levels": []}
+        return {lv["code"]: (lv["hits"], lv["total_won"]) for lv in body["levels"]}
+
+    def settle_jackpot_handpays(asset: str) -> bool:
+        """An attendant pays the machine's waiting jackpot handpays (the machine unlocks)."""
+        waiting = _ok(attendant.call("GET", "/api/v1/jackpots/handpays"), stats, "handpays") or {"waiting": []}
+        paid = False
+        for h in waiting["waiting"]:
+            if h["machine"] == asset and h["status"] == "handpay":
+                if _ok(attendant.call("POST", f"/api/v1/jackpots/hits/{h['id']}/handpay", money=True), stats, "jackpot handpay"):
+                    stats.add(handpays=1)
+                    paid = True
+        return paid
+
+    def spin(c: Client, asset: str, bet: dict) -> httpx.Response:
+        resp = c.call("POST", f"/api/v1/machines/{asset}/spin", bet, money=True)
+        if resp.status_code == 409 and resp.json().get("type", "").endswith("machine-locked"):
+            # a jackpot at or above the handpay threshold locked the machine: the attendant comes
+            for _ in range(20):
+                if settle_jackpot_handpays(asset):
+                    break
+                time.sleep(0.25)  # the award task may not have run yet
+            resp = c.call("POST", f"/api/v1/machines/{asset}/spin", bet, money=True)
+        return resp
+
+    def play_spins(machine: dict, seed: int, progress, task) -> None:
         r = random.Random(seed)
         asset = machine["asset"]
         c = Client(base, keys[asset])
@@ -175,11 +202,9 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                     continue
             opt = r.choice(affordable)
             bet = {k: opt[k] for k in ("lines", "reels", "multiplier") if opt.get(k) is not None}
-            body = _ok(c.call("POST", f"/api/v1/machines/{asset}/spin", bet, money=True), stats, "spin")
-            if body:
-                jp = sum(j["amount"] for j in body["jackpots"])
-                stats.add(spins=1, coin_in=body["bet"]["won"], coin_out=body["total_win"], jackpot_won=jp,
-                          jackpot_hits=len(body["jackpots"]))
+            body = _ok(spin(c, asset, bet), stats, "spin")
+            if body:  # jackpot awards are counted from the levels (on PostgreSQL they are paid after the spin)
+                stats.add(spins=1, coin_in=body["bet"]["won"], coin_out=body["total_win"])
                 credits = body["credits"]
             if credits > 0 and (r.random() < 0.01 or i == spins - 1):
                 out = _ok(cash_out(c, asset), stats, "cash-out")
@@ -192,24 +217,61 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                     else:
                         tickets.put(vn)
             progress.advance(task)
+
+    def drain(machine: dict) -> None:
+        """After play: pay any waiting handpay and cash the machine out (awards may have landed late)."""
+        asset = machine["asset"]
+        c = Client(base, keys[asset])
+        meters = _ok(c.call("GET", f"/api/v1/machines/{asset}/meters"), stats, "meters") or {}
+        if meters.get("status") not in (None, "active"):
+            settle_jackpot_handpays(asset)
+            meters = _ok(c.call("GET", f"/api/v1/machines/{asset}/meters"), stats, "meters") or {}
+        credits = meters.get("credits", 0) + meters.get("promo_credits", 0)
         if credits > 0:  # leave the machine empty: everything ends at the cage
             out = _ok(cash_out(c, asset), stats, "cash-out")
             if out:
                 stats.add(tickets_issued=1)
                 redeem_at_cage(out["ticket"]["validation_number"])
 
+    def wait_for_sequencer(timeout: float = 15.0) -> None:
+        """Wait until the jackpot sequencer has folded every wager (PostgreSQL; immediate on SQLite)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            q = auditor.call("GET", "/api/v1/jackpots/queue")
+            if q.status_code != 200:
+                return
+            if q.json().get("pending", 0) == 0:
+                hits = auditor.call("GET", "/api/v1/jackpots/hits?limit=100")
+                if hits.status_code != 200 or not any(h["status"] in ("hit", "claimed") for h in hits.json()["hits"]):
+                    return  # folded, and every award credited or waiting for its handpay
+            time.sleep(0.3)
+        stats.error("jackpot sequencer did not drain its queue within 15 s")
+
+    levels_before = level_totals()
     with Progress(TextColumn("[bold]floor"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
         task = progress.add_task("spins", total=len(machines) * spins)
         with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-            futures = [pool.submit(play, m, rnd.randrange(2**32), progress, task) for m in machines]
+            futures = [pool.submit(play_spins, m, rnd.randrange(2**32), progress, task) for m in machines]
             for f in futures:
                 try:
                     f.result()
                 except Exception as e:  # a crashed machine thread is an error, not a silent stop
                     stats.error(f"emulator: {type(e).__name__}: {e}")
+    wait_for_sequencer()
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        for f in [pool.submit(drain, m) for m in machines]:
+            try:
+                f.result()
+            except Exception as e:
+                stats.error(f"emulator: {type(e).__name__}: {e}")
+    wait_for_sequencer()
     while not tickets.empty():
         redeem_at_cage(tickets.get_nowait())
 
+    levels_after = level_totals()
+    for code, (hits, won) in levels_after.items():
+        h0, w0 = levels_before.get(code, (0, 0))
+        stats.add(jackpot_hits=hits - h0, jackpot_won=won - w0)
     audit = _ok(auditor.call("GET", "/api/v1/audit/ledger"), stats, "audit") or {}
     t = Table(title="Floor emulator summary")
     t.add_column("figure")

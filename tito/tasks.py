@@ -1,4 +1,5 @@
-"""Celery tasks of the TITO package (thin: they call a service)."""
+"""Celery tasks of the TITO package (thin: they call a service). Scheduled by beat
+(slotsys/adapters/celery_app.py): expiry every 10 minutes, hold release every 5 s."""
 
 from celery import shared_task
 
@@ -7,5 +8,13 @@ from celery import shared_task
 def expire_tickets() -> int:
     from slotsys.bootstrap import services
     from tito.services.expiry import expire_tickets as run
+
+    return run(services().ctx)
+
+
+@shared_task(name="tito.release_ticket_holds")
+def release_ticket_holds() -> int:
+    from slotsys.bootstrap import services
+    from tito.services.expiry import release_holds as run
 
     return run(services().ctx)

@@ -1,24 +1,195 @@
-"""Jackpot API: levels and hit history (the trigger is never exposed)."""
+"""Jackpot API (thin): levels, operator actions, hits, handpays, events, the live stream.
+
+Amounts in won (``_milli``: milli-won), rates in ppm (1% = 10,000). The mystery trigger is never
+exposed. Bad input → 422 problem+json naming the field, and nothing changes.
+"""
 
 from __future__ import annotations
 
-from apiflask import APIBlueprint
+from typing import Annotated, Literal
 
-from slotsys.api.common import AUTH_DOC, principal, services
+from apiflask import APIBlueprint
+from flask import Response, request, stream_with_context
+from pydantic import Field
+
+from jackpot_controller.adapters.stream import subscribe
+from jackpot_controller.services.controller import CHANNEL
+from slotsys.api.common import AUTH_DOC, StrictModel, idem_key, principal, reply, services
 from slotsys.services.staff import require_role
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
 
+Amount = Annotated[int, Field(strict=True, ge=-(10**12), le=10**12, description="integer won")]
+Ppm = Annotated[int, Field(strict=True, ge=-(10**7), le=10**7, description="parts per million (1% = 10,000)")]
+Text = Annotated[str, Field(max_length=300)]
+
+
+class LevelParamsIn(StrictModel):
+    scope: Literal["machine", "bank", "zone", "floor"] | None = None
+    machine: str | None = None
+    bank: str | None = None
+    zone: str | None = None
+    start: Amount | None = None
+    reset: Amount | None = None
+    ceiling: Amount | None = None
+    rate_ppm: Ppm | None = None
+    reserve_rate_ppm: Ppm | None = None
+    min_bet: Amount | None = None
+    overflow: Literal["carry", "divert"] | None = None
+    overflow_to: str | None = None
+    combination: str | None = None
+    max_award: Amount | None = None
+    second_hit_rule: Literal["next_value", "same_amount"] | None = None
+
+
+class LevelIn(LevelParamsIn):
+    code: str
+    name: str
+    kind: Literal["standalone", "linked", "mystery"]
+    reset: Amount
+    ceiling: Amount
+    rate_ppm: Ppm
+
+
+class LevelPatch(LevelParamsIn):
+    name: str | None = None
+    kind: Literal["standalone", "linked", "mystery"] | None = None
+    reason: Text | None = None
+
+
+class ReasonIn(StrictModel):
+    reason: Text = ""
+
+
+class CorrectionIn(StrictModel):
+    value: Amount
+    reason: Text
+
+
+class VerifyIn(StrictModel):
+    decision: Literal["pay", "void"]
+    reason: Text
+
+
+class ZoneIn(StrictModel):
+    zone: str
+
+
+def _body(model) -> dict:
+    return model.model_dump(exclude_unset=True)
+
 
 @bp.get("/levels")
-@bp.doc(summary="Levels with their live values (any authenticated caller)", **AUTH_DOC)
+@bp.doc(summary="Levels with their live values (any authenticated caller; staff also see reserve and "
+                "pending changes)", **AUTH_DOC)
 def levels():
-    principal()
-    return services().jackpots.levels()
+    return services().jackpots.levels(principal())
+
+
+@bp.post("/levels")
+@bp.input(LevelIn, arg_name="body")
+@bp.doc(summary="Create a level (operator; Idempotency-Key): standalone, linked or mystery", **AUTH_DOC)
+def create_level(body: LevelIn):
+    return reply(*services().jackpots.create_level(principal(), _body(body), idem_key()))
+
+
+@bp.get("/levels/<code>")
+@bp.doc(summary="A level: parameters, pending changes, meters and its last 25 hits (operator, auditor, "
+                "attendant)", **AUTH_DOC)
+def level(code: str):
+    require_role(principal(), "operator", "auditor", "attendant")
+    return services().jackpots.level(code)
+
+
+@bp.patch("/levels/<code>")
+@bp.input(LevelPatch, arg_name="body")
+@bp.doc(summary="Edit a level (operator): the name now, parameters after its next hit", **AUTH_DOC)
+def edit_level(code: str, body: LevelPatch):
+    return services().jackpots.edit_level(principal(), code, _body(body))
+
+
+@bp.post("/levels/<code>/pause")
+@bp.input(ReasonIn, arg_name="body")
+@bp.doc(summary="Pause a level: no contributions, no hits (operator)", **AUTH_DOC)
+def pause(code: str, body: ReasonIn):
+    return services().jackpots.pause(principal(), code, True, body.reason)
+
+
+@bp.post("/levels/<code>/resume")
+@bp.input(ReasonIn, arg_name="body")
+@bp.doc(summary="Resume a paused level (operator)", **AUTH_DOC)
+def resume(code: str, body: ReasonIn):
+    return services().jackpots.pause(principal(), code, False, body.reason)
+
+
+@bp.post("/levels/<code>/corrections")
+@bp.input(CorrectionIn, arg_name="body")
+@bp.doc(summary="Correct a level's value with a reason (operator; Idempotency-Key; logged for auditors)",
+        **AUTH_DOC)
+def correct(code: str, body: CorrectionIn):
+    return reply(*services().jackpots.correct(principal(), code, body.value, body.reason, idem_key()))
 
 
 @bp.get("/hits")
-@bp.doc(summary="The last 25 hits (operator, auditor, attendant)", **AUTH_DOC)
+@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=25&level=CODE", **AUTH_DOC)
 def hits():
     require_role(principal(), "operator", "auditor", "attendant")
-    return services().jackpots.hits()
+    limit = request.args.get("limit", "25")
+    return services().jackpots.hits(limit=int(limit) if limit.isdigit() else 25, level=request.args.get("level"))
+
+
+@bp.get("/handpays")
+@bp.doc(summary="Hits waiting for a handpay or a verification (attendant, operator)", **AUTH_DOC)
+def handpays():
+    require_role(principal(), "attendant", "operator", "auditor")
+    return services().jackpots.handpays()
+
+
+@bp.post("/hits/<int:hit_id>/handpay")
+@bp.doc(summary="Pay a jackpot handpay in cash and reset the machine (attendant; Idempotency-Key)", **AUTH_DOC)
+def handpay(hit_id: int):
+    return reply(*services().jackpots.pay_handpay(principal(), hit_id, idem_key()))
+
+
+@bp.post("/hits/<int:hit_id>/verify")
+@bp.input(VerifyIn, arg_name="body")
+@bp.doc(summary="Resolve an over-maximum award: pay (handpay) or void (to overflow), with a reason "
+                "(operator; Idempotency-Key)", **AUTH_DOC)
+def verify(hit_id: int, body: VerifyIn):
+    return reply(*services().jackpots.verify(principal(), hit_id, body.decision, body.reason, idem_key()))
+
+
+@bp.get("/events")
+@bp.doc(summary="The jackpot event log: corrections, parameter changes, pauses, second hits, verifications "
+                "(auditor, operator); ?limit=100&level=CODE", **AUTH_DOC)
+def events():
+    require_role(principal(), "auditor", "operator")
+    limit = request.args.get("limit", "100")
+    return services().jackpots.events(limit=int(limit) if limit.isdigit() else 100, level=request.args.get("level"))
+
+
+@bp.get("/queue")
+@bp.doc(summary="The sequencer's queue: wagers waiting to be folded (operator, auditor)", **AUTH_DOC)
+def queue():
+    require_role(principal(), "operator", "auditor")
+    return services().jackpots.queue()
+
+
+@bp.post("/machines/<asset>/zone")
+@bp.input(ZoneIn, arg_name="body")
+@bp.doc(summary="Move a machine to another zone; its levels change at each level's next reset (operator)",
+        **AUTH_DOC)
+def move_machine(asset: str, body: ZoneIn):
+    return services().jackpots.move_machine(principal(), asset, body.zone)
+
+
+@bp.get("/stream")
+@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller)", **AUTH_DOC)
+def stream():
+    principal()
+    svc = services()
+    sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
+    max_s = request.args.get("max_seconds")
+    gen = svc.jackpots.stream(sub, max_seconds=float(max_s) if max_s and max_s.replace(".", "", 1).isdigit() else None)
+    return Response(stream_with_context(gen), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -17,15 +17,26 @@ class InProcessPublisher:
         self._lock = threading.Lock()
 
     def publish(self, channel: str, message: str) -> None:
+        """Deliver to every subscriber; a subscriber that stopped reading (queue full) misses the
+        message rather than blocking or failing the publisher (signage re-reads values on reconnect)."""
         with self._lock:
-            for q in self._subs:
+            subs = list(self._subs)
+        for q in subs:
+            try:
                 q.put_nowait((channel, message))
+            except queue.Full:
+                log.warning("broadcast.subscriber_lagging", channel=channel)
 
     def subscribe(self) -> queue.Queue:
         q: queue.Queue = queue.Queue(maxsize=1000)
         with self._lock:
             self._subs.append(q)
         return q
+
+    def unsubscribe(self, q: queue.Queue) -> None:
+        with self._lock:
+            if q in self._subs:
+                self._subs.remove(q)
 
 
 class RedisPublisher:

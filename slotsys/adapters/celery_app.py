@@ -8,7 +8,7 @@ from celery import Celery
 
 from slotsys.settings import Settings
 
-TASK_MODULES = ["tito.tasks", "jackpot_controller.tasks"]
+TASK_MODULES = ["slotsys.tasks", "tito.tasks", "jackpot_controller.tasks"]
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -24,7 +24,11 @@ def make_celery(settings: Settings) -> Celery:
         timezone="UTC",
         beat_schedule={
             "expire-tickets": {"task": "tito.expire_tickets", "schedule": 600.0},
+            "release-ticket-holds": {"task": "tito.release_ticket_holds", "schedule": 5.0},
             "announce-pending-hits": {"task": "jackpot_controller.announce_pending", "schedule": 5.0},
+            "jackpot-fold": {"task": "jackpot_controller.fold", "schedule": 1.0},  # the sequencer's safety net
+            "jackpot-sweep": {"task": "jackpot_controller.sweep", "schedule": 5.0},  # lost awards, claim timeouts
+            "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
         },
     )
     app.set_default()

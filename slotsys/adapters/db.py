@@ -129,6 +129,13 @@ class Machine(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     game_seq: Mapped[int] = mapped_column(BigInteger, default=0)
     ticket_seq: Mapped[int] = mapped_column(Integer, default=0)
+    # TITO (migration 0003_tito): how this machine's validation numbers are made (SAS §15):
+    # "system" (host CSPRNG + Damm) or "sas" (secure enhanced: validation ID + 3-byte sequence).
+    validation_scheme: Mapped[str] = mapped_column(String(8), default="system", server_default="system")
+    sas_validation_id: Mapped[int | None] = mapped_column(Integer, nullable=True, unique=True, index=True)
+    sas_sequence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # next, 0..0xFFFFFF
+    handpay_out: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")  # handpay receipts, won
+    handpay_out_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Meters (won unless stated); they change only with a game or money event and never go backwards.
     coin_in: Mapped[int] = mapped_column(BigInteger, default=0)
     coin_out: Mapped[int] = mapped_column(BigInteger, default=0)

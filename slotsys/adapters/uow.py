@@ -11,7 +11,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from jackpot_controller.adapters.repo import LevelRepo
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
+from slotsys.adapters.players_repo import PlayerRepo
 from slotsys.adapters.repositories import GameRoundRepo, MachineRepo, StaffRepo
+from table_games.adapters.repo import TableRepo
 from tito.adapters.repo import TicketRepo
 
 
@@ -32,7 +34,9 @@ class SqlUnitOfWork:
         self.rounds = GameRoundRepo(s)
         self.staff = StaffRepo(s)
         self.tickets = TicketRepo(s)
+        self.tables = TableRepo(s)
         self.levels = LevelRepo(s)
+        self.players = PlayerRepo(s)
         self._after_commit = []
         return self
 

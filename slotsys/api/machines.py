@@ -17,6 +17,7 @@ class SpinIn(StrictModel):
     lines: SmallInt | None = None
     reels: SmallInt | None = None
     multiplier: SmallInt
+    choice: SmallInt | None = None  # free-games choice index (games with a choice); default: the game's
 
 
 class TicketInIn(StrictModel):

@@ -32,8 +32,21 @@ Geometry
     on ``row`` (row 0 is the top row). A line lists, per reel, the row it crosses (0-based).
 
 Variations
-    Reel strips live under a variation key (e.g. ``"94"``) so a title can ship several RTP
+    Reel strips live under a variation key (e.g. ``"92"``) so a title can ship several RTP
     variations with one paytable; ``default_variation`` is used when a machine names none.
+
+Features (all optional; see docs/game-format.md)
+    * wild: substitutes for a declared set of regular symbols (default: all of them), never for
+      scatters or bonus symbols; a lines-game wild may have its own pays;
+    * free games: N or more scatters award K free games (per scatter count), played inside the
+      paid game on the free-game strips of the variation (default: its base strips) with a win
+      multiplier and per-reel wild multipliers (ways games); retriggers award again; an optional
+      player choice between configurations (games / multipliers);
+    * progressive combinations: the bonus (jackpot) symbol on ``count`` or more reels anywhere in
+      the window, on a qualifying bet, wins a progressive level (evaluated, reported, never paid
+      by the game math);
+    * ``max_award_credits``: the award guard; a paid game whose total win exceeds it locks the
+      machine for attendant verification.
 
 Errors
     :class:`GameDefinitionError` (a ``ValueError``) carries the ``path`` of the offending item in
@@ -53,6 +66,9 @@ import yaml
 
 __all__ = [
     "BetOption",
+    "FreeGameChoice",
+    "FreeGames",
+    "ProgressiveCombo",
     "GameDefinition",
     "GameDefinitionError",
     "InvalidBet",
@@ -63,10 +79,11 @@ __all__ = [
 ]
 
 GameKind = Literal["lines", "reel_cost"]
-SymbolKind = Literal["regular", "wild", "scatter"]
+SymbolKind = Literal["regular", "wild", "scatter", "bonus"]
 
 GAME_KINDS: tuple[str, ...] = ("lines", "reel_cost")
-SYMBOL_KINDS: tuple[str, ...] = ("regular", "wild", "scatter")
+SYMBOL_KINDS: tuple[str, ...] = ("regular", "wild", "scatter", "bonus")
+MAX_FREE_GAMES_PER_AWARD = 1000
 
 MAX_ROWS = 10
 MAX_REELS = 10
@@ -75,6 +92,8 @@ MAX_STRIP = 1000
 _GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
 _SYMBOL_ID = re.compile(r"^[A-Z][A-Z0-9_]{0,15}$")
 _VARIATION_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+_LEVEL_KEY = re.compile(r"^[A-Z][A-Z0-9_]{0,31}$")
+_STACK = re.compile(r"^([A-Z][A-Z0-9_]{0,15})\*([0-9]{1,3})$")
 
 
 # --------------------------------------------------------------------------- errors
@@ -96,7 +115,7 @@ class UnknownVariation(GameDefinitionError):
 
 
 class InvalidBet(ValueError):
-    """A bet the game does not offer. ``field`` is ``"lines"``, ``"reels"`` or ``"multiplier"``."""
+    """A bet the game does not offer. ``field`` is ``"lines"``, ``"reels"``, ``"multiplier"`` or ``"choice"``."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -109,9 +128,11 @@ class InvalidBet(ValueError):
 class Symbol:
     """One reel symbol.
 
-    ``kind``: ``"regular"`` (pays left to right), ``"wild"`` (substitutes for every regular symbol,
-    never for a scatter; in a lines game it may also have its own pays), ``"scatter"`` (pays
-    anywhere in the window, × total bet).
+    ``kind``: ``"regular"`` (pays left to right), ``"wild"`` (substitutes for the regular symbols in
+    ``substitutes`` -- all regular symbols when empty -- never for a scatter or bonus symbol; in a
+    lines game it may also have its own pays), ``"scatter"`` (pays anywhere in the window, × total
+    bet; triggers free games), ``"bonus"`` (pays nothing, is never substituted; the progressive
+    jackpot symbol).
     ``pays``: ``((count, pay), ...)`` ascending by count. Regular and wild pays are credits per
     multiplier credit, listed for every count from the lowest paying one up to the reel count;
     scatter pays are multiples of the total bet and a count above the highest listed one pays
@@ -122,6 +143,7 @@ class Symbol:
     name: str
     kind: SymbolKind = "regular"
     pays: tuple[tuple[int, int], ...] = ()
+    substitutes: tuple[str, ...] = ()
 
     def pay(self, count: int) -> int:
         """Pay for ``count`` of this symbol: the entry of the highest listed count ≤ ``count`` (0 if none)."""
@@ -137,15 +159,94 @@ class Symbol:
         return self.pays[0][0] if self.pays else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "kind": self.kind, "pays": {c: p for c, p in self.pays}}
+        d: dict[str, Any] = {"id": self.id, "name": self.name, "kind": self.kind, "pays": {c: p for c, p in self.pays}}
+        if self.kind == "wild":
+            d["substitutes"] = list(self.substitutes)
+        return d
 
 
 @dataclass(frozen=True)
 class Variation:
-    """One set of reel strips (an RTP variation). ``reels[i]`` is reel i's strip of symbol ids."""
+    """One set of reel strips (an RTP variation). ``reels[i]`` is reel i's strip of symbol ids;
+    ``free_reels`` the strips free games are played on (empty: the base ``reels``)."""
 
     key: str
     reels: tuple[tuple[str, ...], ...]
+    free_reels: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def free_strips(self) -> tuple[tuple[str, ...], ...]:
+        """The strips free games use: ``free_reels`` or, when there are none, ``reels``."""
+        return self.free_reels or self.reels
+
+
+@dataclass(frozen=True)
+class FreeGameChoice:
+    """One free-games configuration (the only one, or one the player may choose).
+
+    ``games``: ``((scatter count, games awarded), ...)`` ascending; a count above the highest
+    listed awards the highest listed. ``win_multiplier`` multiplies every free-game win (line,
+    way and scatter). ``wild_multipliers[i]``: a wild on reel i counts as that many positions in
+    the ways product (ways games only; 1 = plain wild), so wild multipliers multiply.
+    """
+
+    games: tuple[tuple[int, int], ...]
+    win_multiplier: int = 1
+    wild_multipliers: tuple[int, ...] = ()
+    name: str = ""
+
+    def games_for(self, count: int) -> int:
+        """Free games awarded for ``count`` trigger symbols (0 below the lowest listed count)."""
+        best = 0
+        for c, g in self.games:
+            if c <= count:
+                best = g
+        return best
+
+    def wild_multiplier(self, reel: int) -> int:
+        return self.wild_multipliers[reel] if self.wild_multipliers else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "games": {c: g for c, g in self.games}, "win_multiplier": self.win_multiplier,
+                "wild_multipliers": list(self.wild_multipliers) or None}
+
+
+@dataclass(frozen=True)
+class FreeGames:
+    """Free-games feature: ``count`` or more ``symbol`` (the scatter, counted anywhere in the
+    window, bought and unbought reels alike) award the chosen configuration's games; when
+    ``retrigger`` is true the same count in a free game awards that many again. ``choices`` has
+    one entry for a game without a player choice; ``default_choice`` is used when none is given."""
+
+    symbol: str
+    count: int
+    choices: tuple[FreeGameChoice, ...]
+    retrigger: bool = True
+    default_choice: int = 0
+
+    @property
+    def has_choice(self) -> bool:
+        return len(self.choices) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trigger": {"symbol": self.symbol, "count": self.count}, "retrigger": self.retrigger,
+                "choices": [c.to_dict() for c in self.choices], "default_choice": self.default_choice}
+
+
+@dataclass(frozen=True)
+class ProgressiveCombo:
+    """A combination that wins progressive ``level``: ``symbol`` visible on ``count`` or more reels
+    (anywhere in the window) in a paid game whose bet is at least ``min_bet_credits`` (None: the
+    maximum bet only). Evaluated and reported; the jackpot controller pays it."""
+
+    level: str
+    symbol: str
+    count: int
+    min_bet_credits: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "symbol": self.symbol, "count": self.count,
+                "min_bet": "max" if self.min_bet_credits is None else self.min_bet_credits}
 
 
 @dataclass(frozen=True)
@@ -195,6 +296,9 @@ class GameDefinition:
     lines: tuple[tuple[int, ...], ...] = ()
     reel_costs: tuple[tuple[int, int], ...] = ()
     description: str = ""
+    free_games: FreeGames | None = None
+    progressives: tuple[ProgressiveCombo, ...] = ()
+    max_award_credits: int | None = None
     # private memo for derived tables (evaluator / par sheet); not part of the value
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
@@ -215,6 +319,36 @@ class GameDefinition:
     @property
     def scatter(self) -> Symbol | None:
         return next((s for s in self.symbols if s.kind == "scatter"), None)
+
+    def substitutable(self) -> frozenset[str]:
+        """Regular symbols the wild stands in for (empty without a wild)."""
+        w = self.wild
+        if w is None:
+            return frozenset()
+        return frozenset(w.substitutes) if w.substitutes else frozenset(
+            s.id for s in self.symbols if s.kind == "regular")
+
+    # ---- features
+    def resolve_choice(self, choice: Any = None) -> int | None:
+        """Validate a free-games choice index; None → the default choice (None without free games).
+        A game with one free-games configuration accepts only None or 0.
+
+        Raises :class:`InvalidBet` ``("choice", ...)`` for a choice the game does not offer.
+        """
+        fg = self.free_games
+        if choice is None:
+            return fg.default_choice if fg is not None else None
+        if fg is None or (not fg.has_choice and choice != 0):
+            raise InvalidBet("choice", f"{self.name} offers no free-games choice")
+        n = len(fg.choices)
+        if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice < n:
+            raise InvalidBet("choice", f"choice must be an integer 0..{n - 1}; got {choice!r}")
+        return choice
+
+    def qualifies(self, combo: ProgressiveCombo, bet: BetOption) -> bool:
+        """Whether ``bet`` qualifies for ``combo``'s level (max bet, or at least its minimum credits)."""
+        need = self.full_bet().credits if combo.min_bet_credits is None else combo.min_bet_credits
+        return bet.credits >= need
 
     @property
     def centre_row(self) -> int:
@@ -318,8 +452,14 @@ class GameDefinition:
             d["lines"] = [list(x) for x in self.lines]
         else:
             d["reel_costs"] = {b: c for b, c in self.reel_costs}
+        if self.free_games is not None:
+            d["free_games"] = self.free_games.to_dict()
+        if self.progressives:
+            d["progressive"] = [p.to_dict() for p in self.progressives]
+        d["max_award_credits"] = self.max_award_credits
         if include_strips:
             d["strips"] = {k: [list(r) for r in v.reels] for k, v in self.variations.items()}
+            d["free_strips"] = {k: [list(r) for r in v.free_reels] for k, v in self.variations.items() if v.free_reels}
         return d
 
 
@@ -377,6 +517,14 @@ def _validate(g: GameDefinition) -> None:
         if s.kind not in SYMBOL_KINDS:
             raise GameDefinitionError(f"{p}.kind", f"must be one of {', '.join(SYMBOL_KINDS)}; got {s.kind!r}")
         _validate_pays(g, s, f"{p}.pays")
+    kinds = {s.id: s.kind for s in g.symbols}
+    for i, s in enumerate(g.symbols):
+        if s.substitutes and s.kind != "wild":
+            raise GameDefinitionError(f"symbols[{i}].substitutes", "only a wild substitutes")
+        for j, t in enumerate(s.substitutes):
+            if kinds.get(t) != "regular":
+                what = "unknown symbol" if t not in kinds else f"a {kinds[t]} symbol cannot be substituted:"
+                raise GameDefinitionError(f"symbols[{i}].substitutes[{j}]", f"{what} {t!r}")
     for kind in ("wild", "scatter"):
         if sum(1 for s in g.symbols if s.kind == kind) > 1:
             raise GameDefinitionError("symbols", f"at most one {kind} symbol is supported")
@@ -428,16 +576,108 @@ def _validate(g: GameDefinition) -> None:
         p = f"variations.{key}"
         if not isinstance(key, str) or not _VARIATION_KEY.match(key) or v.key != key:
             raise GameDefinitionError(p, f"variation key must match {_VARIATION_KEY.pattern} and equal its key")
-        if len(v.reels) != g.reel_count:
-            raise GameDefinitionError(f"{p}.reels", f"needs {g.reel_count} reel strips; got {len(v.reels)}")
-        for i, strip in enumerate(v.reels):
-            if not g.rows <= len(strip) <= MAX_STRIP:
-                raise GameDefinitionError(
-                    f"{p}.reels[{i}]", f"strip length must be {g.rows}..{MAX_STRIP}; got {len(strip)}"
-                )
-            for j, sym in enumerate(strip):
-                if sym not in seen:
-                    raise GameDefinitionError(f"{p}.reels[{i}][{j}]", f"unknown symbol {sym!r}")
+        _validate_strips(g, f"{p}.reels", v.reels, seen)
+        if v.free_reels:
+            if g.free_games is None:
+                raise GameDefinitionError(f"{p}.free_reels", "free-game strips need a free_games feature")
+            _validate_strips(g, f"{p}.free_reels", v.free_reels, seen)
+    _validate_features(g, kinds)
+    if g.max_award_credits is not None and (not _is_int(g.max_award_credits) or g.max_award_credits <= 0):
+        raise GameDefinitionError("max_award_credits", f"must be a positive integer; got {g.max_award_credits!r}")
+
+
+def _validate_strips(g: GameDefinition, p: str, reels: tuple, seen: set[str]) -> None:
+    if len(reels) != g.reel_count:
+        raise GameDefinitionError(p, f"needs {g.reel_count} reel strips; got {len(reels)}")
+    for i, strip in enumerate(reels):
+        if not g.rows <= len(strip) <= MAX_STRIP:
+            raise GameDefinitionError(f"{p}[{i}]", f"strip length must be {g.rows}..{MAX_STRIP}; got {len(strip)}")
+        for j, sym in enumerate(strip):
+            if sym not in seen:
+                raise GameDefinitionError(f"{p}[{i}][{j}]", f"unknown symbol {sym!r}")
+
+
+def count_distribution(rows: int, strips: tuple[tuple[str, ...], ...], symbol: str) -> list[int]:
+    """Exact distribution of how many ``symbol`` show in the window: ``out[c]`` = number of stop
+    combinations (of ``prod(len(strip))``) with ``c`` of them anywhere in the ``rows`` × reels window."""
+    dist = [1]
+    for strip in strips:
+        n = len(strip)
+        per = [0] * (rows + 1)
+        for t in range(n):
+            per[sum(1 for r in range(rows) if strip[(t + r) % n] == symbol)] += 1
+        out = [0] * (len(dist) + rows)
+        for a, x in enumerate(dist):
+            if x:
+                for b, y in enumerate(per):
+                    out[a + b] += x * y
+        dist = out
+    return dist
+
+
+def _validate_features(g: GameDefinition, kinds: Mapping[str, str]) -> None:
+    fg = g.free_games
+    if fg is not None:
+        p = "features.free_games"
+        if kinds.get(fg.symbol) != "scatter":
+            raise GameDefinitionError(f"{p}.trigger.symbol", f"the trigger must be the scatter symbol; got {fg.symbol!r}")
+        cells = g.rows * g.reel_count
+        if not _is_int(fg.count) or not 1 <= fg.count <= cells:
+            raise GameDefinitionError(f"{p}.trigger.count", f"must be an integer 1..{cells}; got {fg.count!r}")
+        if not fg.choices:
+            raise GameDefinitionError(f"{p}.choices", "at least one free-games configuration is required")
+        if not _is_int(fg.default_choice) or not 0 <= fg.default_choice < len(fg.choices):
+            raise GameDefinitionError(f"{p}.default_choice", f"must be 0..{len(fg.choices) - 1}; got {fg.default_choice!r}")
+        for ci, ch in enumerate(fg.choices):
+            cp = f"{p}.choices[{ci}]" if fg.has_choice else p
+            if not ch.games:
+                raise GameDefinitionError(f"{cp}.games", "the number of free games is required")
+            counts = [c for c, _ in ch.games]
+            if counts != sorted(set(counts)) or counts[0] != fg.count or counts[-1] > cells:
+                raise GameDefinitionError(f"{cp}.games", f"scatter counts must ascend from the trigger count {fg.count} "
+                                          f"up to {cells}; got {counts}")
+            for c, n in ch.games:
+                if not _is_int(n) or not 1 <= n <= MAX_FREE_GAMES_PER_AWARD:
+                    raise GameDefinitionError(f"{cp}.games[{c}]", f"must be an integer 1..{MAX_FREE_GAMES_PER_AWARD}; got {n!r}")
+            if not _is_int(ch.win_multiplier) or ch.win_multiplier < 1:
+                raise GameDefinitionError(f"{cp}.win_multiplier", f"must be a positive integer; got {ch.win_multiplier!r}")
+            if ch.wild_multipliers:
+                if len(ch.wild_multipliers) != g.reel_count:
+                    raise GameDefinitionError(f"{cp}.wild_multipliers", f"needs one multiplier per reel ({g.reel_count})")
+                for i, m in enumerate(ch.wild_multipliers):
+                    if not _is_int(m) or m < 1:
+                        raise GameDefinitionError(f"{cp}.wild_multipliers[{i + 1}]", f"must be a positive integer; got {m!r}")
+                if any(m != 1 for m in ch.wild_multipliers):
+                    if g.kind != "reel_cost":
+                        raise GameDefinitionError(f"{cp}.wild_multipliers", "wild multipliers apply to ways (reel_cost) games")
+                    if g.wild is None:
+                        raise GameDefinitionError(f"{cp}.wild_multipliers", "the game has no wild")
+        # a feature that can never end: the expected retrigger award per free game must be below 1
+        if fg.retrigger:
+            for key, v in g.variations.items():
+                dist = count_distribution(g.rows, v.free_strips, fg.symbol)
+                total = sum(dist)
+                for ci, ch in enumerate(fg.choices):
+                    expected = sum(x * ch.games_for(c) for c, x in enumerate(dist) if c >= fg.count)
+                    if expected >= total:
+                        cp = f"{p}.choices[{ci}]" if fg.has_choice else p
+                        raise GameDefinitionError(
+                            f"{cp}.games", f"the free games can never end on variation {key}: each free game "
+                            f"retriggers {expected / total:.3f} games on average (must be below 1)")
+    levels: set[str] = set()
+    for i, pc in enumerate(g.progressives):
+        p = f"features.progressive[{i}]"
+        if not isinstance(pc.level, str) or not _LEVEL_KEY.match(pc.level):
+            raise GameDefinitionError(f"{p}.level", f"must match {_LEVEL_KEY.pattern}; got {pc.level!r}")
+        if pc.level in levels:
+            raise GameDefinitionError(f"{p}.level", f"duplicate level {pc.level!r}")
+        levels.add(pc.level)
+        if kinds.get(pc.symbol) not in ("bonus", "scatter"):
+            raise GameDefinitionError(f"{p}.symbol", f"must be a bonus (or scatter) symbol; got {pc.symbol!r}")
+        if not _is_int(pc.count) or not 1 <= pc.count <= g.reel_count:
+            raise GameDefinitionError(f"{p}.count", f"must be an integer 1..{g.reel_count} (reels); got {pc.count!r}")
+        if pc.min_bet_credits is not None and (not _is_int(pc.min_bet_credits) or pc.min_bet_credits <= 0):
+            raise GameDefinitionError(f"{p}.min_bet", f"must be 'max' or a positive number of credits; got {pc.min_bet_credits!r}")
 
 
 def _validate_pays(g: GameDefinition, s: Symbol, path: str) -> None:
@@ -454,6 +694,8 @@ def _validate_pays(g: GameDefinition, s: Symbol, path: str) -> None:
         raise GameDefinitionError(path, "a higher count may not pay less than a lower one")
     if not s.pays:
         return
+    if s.kind == "bonus":
+        raise GameDefinitionError(path, "a bonus symbol pays nothing itself (it wins progressives)")
     if s.kind == "scatter":
         if counts[0] < 1 or counts[-1] > g.rows * g.reel_count:
             raise GameDefinitionError(path, f"scatter counts must be 1..{g.rows * g.reel_count}")
@@ -469,8 +711,8 @@ def _validate_pays(g: GameDefinition, s: Symbol, path: str) -> None:
 
 
 # --------------------------------------------------------------------------- YAML
-_TOP_KEYS = {"id", "name", "kind", "rows", "reel_count", "description", "symbols", "bet", "lines",
-             "default_variation", "variations"}
+_TOP_KEYS = {"id", "name", "kind", "rows", "reel_count", "window", "description", "symbols", "bet", "lines",
+             "features", "max_award_credits", "default_variation", "variations"}
 
 
 def _req(d: Mapping[str, Any], key: str, path: str) -> Any:
@@ -512,19 +754,108 @@ def _int_map(v: Any, path: str) -> tuple[tuple[int, int], ...]:
 
 
 def _strip(v: Any, path: str) -> tuple[str, ...]:
+    """A strip: a list or whitespace-separated string of symbol ids; ``SYM*n`` is a stack of n."""
     items = v.split() if isinstance(v, str) else _list(v, path)
-    out = []
+    out: list[str] = []
     for j, sym in enumerate(items):
         if not isinstance(sym, str):
-            raise GameDefinitionError(f"{path}[{j}]", f"expected a symbol id; got {sym!r}")
-        out.append(sym)
+            raise GameDefinitionError(f"{path}[{len(out)}]", f"expected a symbol id; got {sym!r}")
+        m = _STACK.match(sym)
+        if m:
+            n = int(m.group(2))
+            if not 1 <= n <= MAX_STRIP:
+                raise GameDefinitionError(f"{path}[{len(out)}]", f"stack size must be 1..{MAX_STRIP}; got {sym!r}")
+            out.extend([m.group(1)] * n)
+        else:
+            out.append(sym)
     return tuple(out)
 
 
-def parse_game(text: str) -> GameDefinition:
-    """Parse and validate a game definition from YAML text.
+def _keys(d: Mapping[Any, Any], allowed: tuple[str, ...], path: str) -> None:
+    for k in d:
+        if k not in allowed:
+            raise GameDefinitionError(f"{path}.{k}", "unknown key")
 
-    Shape (keys not listed are refused)::
+
+def _games_map(v: Any, path: str, trigger: int) -> tuple[tuple[int, int], ...]:
+    if _is_int(v):
+        return ((trigger, v),)
+    return _int_map(v, path)
+
+
+def _wild_mults(v: Any, path: str, reel_count: int) -> tuple[int, ...]:
+    """``{reel number (1-based): multiplier}`` or a list with one entry per reel → per-reel tuple."""
+    if v is None:
+        return ()
+    if isinstance(v, list):
+        return tuple(_int(x, f"{path}[{i + 1}]") for i, x in enumerate(v))
+    out = [1] * reel_count
+    for k, x in _mapping(v, path).items():
+        r = _int(k, f"{path}[{k!r}]")
+        if not 1 <= r <= reel_count:
+            raise GameDefinitionError(f"{path}[{r}]", f"reel must be 1..{reel_count}")
+        out[r - 1] = _int(x, f"{path}[{r}]")
+    return tuple(out)
+
+
+def _parse_features(v: Any, reel_count: int) -> tuple[FreeGames | None, tuple[ProgressiveCombo, ...]]:
+    d = _mapping(v, "features")
+    _keys(d, ("free_games", "progressive"), "features")
+    fg = None
+    if "free_games" in d:
+        p = "features.free_games"
+        f = _mapping(d["free_games"], p)
+        _keys(f, ("trigger", "games", "win_multiplier", "wild_multipliers", "retrigger", "choices", "default_choice"), p)
+        trig = _mapping(_req(f, "trigger", p), f"{p}.trigger")
+        _keys(trig, ("symbol", "count"), f"{p}.trigger")
+        count = _int(_req(trig, "count", f"{p}.trigger"), f"{p}.trigger.count")
+
+        def choice(c: Mapping[Any, Any], cp: str, name: str) -> FreeGameChoice:
+            return FreeGameChoice(
+                games=_games_map(_req(c, "games", cp), f"{cp}.games", count),
+                win_multiplier=_int(c.get("win_multiplier", 1), f"{cp}.win_multiplier"),
+                wild_multipliers=_wild_mults(c.get("wild_multipliers"), f"{cp}.wild_multipliers", reel_count),
+                name=_str(c.get("name", name), f"{cp}.name"),
+            )
+
+        if "choices" in f:
+            for k in ("games", "win_multiplier", "wild_multipliers"):
+                if k in f:
+                    raise GameDefinitionError(f"{p}.{k}", "give it per choice (under choices)")
+            choices = []
+            for i, c in enumerate(_list(f["choices"], f"{p}.choices")):
+                cp = f"{p}.choices[{i}]"
+                c = _mapping(c, cp)
+                _keys(c, ("name", "games", "win_multiplier", "wild_multipliers"), cp)
+                choices.append(choice(c, cp, f"choice {i}"))
+            choices_t = tuple(choices)
+        else:
+            choices_t = (choice(f, p, "free games"),)
+        retrig = f.get("retrigger", True)
+        if not isinstance(retrig, bool):
+            raise GameDefinitionError(f"{p}.retrigger", f"expected true or false; got {retrig!r}")
+        fg = FreeGames(symbol=_str(_req(trig, "symbol", f"{p}.trigger"), f"{p}.trigger.symbol"), count=count,
+                       choices=choices_t, retrigger=retrig,
+                       default_choice=_int(f.get("default_choice", 0), f"{p}.default_choice"))
+    progs = []
+    for i, x in enumerate(_list(d.get("progressive", []), "features.progressive")):
+        p = f"features.progressive[{i}]"
+        x = _mapping(x, p)
+        _keys(x, ("level", "symbol", "count", "min_bet"), p)
+        mb = x.get("min_bet", "max")
+        progs.append(ProgressiveCombo(
+            level=_str(_req(x, "level", p), f"{p}.level"), symbol=_str(_req(x, "symbol", p), f"{p}.symbol"),
+            count=_int(_req(x, "count", p), f"{p}.count"),
+            min_bet_credits=None if mb == "max" else _int(mb, f"{p}.min_bet"),
+        ))
+    return fg, tuple(progs)
+
+
+def parse_game(text: str) -> GameDefinition:
+    """Parse and validate a game definition from YAML text (the format: docs/game-format.md).
+
+    Shape (keys not listed are refused; features, ``window``, ``free_reels``, ``SYM*n`` stacks,
+    wild ``substitutes`` and ``max_award_credits`` are described in docs/game-format.md)::
 
         id: dragon_pearl_50            # [a-z0-9_]
         name: Dragon Pearl
@@ -542,9 +873,9 @@ def parse_game(text: str) -> GameDefinition:
           multipliers: [1, 2, 3, 5, 10]
         lines:                          # lines game: a row (0 = top) per reel, line 1 first
           - [1, 1, 1, 1, 1]
-        default_variation: "94"
+        default_variation: "92"
         variations:
-          "94":
+          "92":
             reels:                      # one strip per reel: a list, or a whitespace-separated string
               - [DRAGON, PEARL, ...]
 
@@ -565,15 +896,17 @@ def parse_game(text: str) -> GameDefinition:
         p = f"symbols[{i}]"
         sd = _mapping(sd, p)
         for k in sd:
-            if k not in ("id", "name", "kind", "pays"):
+            if k not in ("id", "name", "kind", "pays", "substitutes"):
                 raise GameDefinitionError(f"{p}.{k}", "unknown key")
         sid = _str(_req(sd, "id", p), f"{p}.id")
+        subs = _list(sd.get("substitutes", []), f"{p}.substitutes")
         symbols.append(
             Symbol(
                 id=sid,
                 name=_str(sd.get("name", sid), f"{p}.name"),
                 kind=_str(sd.get("kind", "regular"), f"{p}.kind"),  # type: ignore[arg-type]
                 pays=_int_map(sd.get("pays") or {}, f"{p}.pays"),
+                substitutes=tuple(_str(x, f"{p}.substitutes[{j}]") for j, x in enumerate(subs)),
             )
         )
 
@@ -595,22 +928,42 @@ def parse_game(text: str) -> GameDefinition:
         key = str(key)
         p = f"variations.{key}"
         vd = _mapping(vd, p)
-        for k in vd:
-            if k != "reels":
-                raise GameDefinitionError(f"{p}.{k}", "unknown key")
+        _keys(vd, ("reels", "free_reels"), p)
         reels = tuple(_strip(r, f"{p}.reels[{i}]") for i, r in enumerate(_list(_req(vd, "reels", p), f"{p}.reels")))
-        variations[key] = Variation(key=key, reels=reels)
+        free = tuple(_strip(r, f"{p}.free_reels[{i}]") for i, r in enumerate(_list(vd.get("free_reels", []), f"{p}.free_reels")))
+        variations[key] = Variation(key=key, reels=reels, free_reels=free)
 
     default = d.get("default_variation")
     if default is None and len(variations) == 1:
         default = next(iter(variations))
 
+    if "window" in d:
+        # window: rows per reel, e.g. [4, 4, 4, 4, 4]; every reel must show the same number of rows
+        win = [_int(x, f"window[{i}]") for i, x in enumerate(_list(d["window"], "window"))]
+        if not win:
+            raise GameDefinitionError("window", "needs the rows of each reel")
+        for i, x in enumerate(win):
+            if x != win[0]:
+                raise GameDefinitionError(f"window[{i}]", f"ragged window: reel {i + 1} shows {x} rows, reel 1 shows "
+                                          f"{win[0]} (every reel must show the same number of rows)")
+        for k, v in (("rows", win[0]), ("reel_count", len(win))):
+            if k in d and d[k] != v:
+                raise GameDefinitionError(k, f"{d[k]!r} disagrees with window {win}")
+        rows, reel_count = win[0], len(win)
+    else:
+        rows = _int(_req(d, "rows", ""), "rows")
+        reel_count = _int(_req(d, "reel_count", ""), "reel_count")
+    free_games, progressives = _parse_features(d["features"], reel_count) if "features" in d else (None, ())
+    max_award = d.get("max_award_credits")
+    if max_award is not None:
+        max_award = _int(max_award, "max_award_credits")
+
     return GameDefinition(
         id=_str(_req(d, "id", ""), "id"),
         name=_str(_req(d, "name", ""), "name"),
         kind=_str(_req(d, "kind", ""), "kind"),  # type: ignore[arg-type]
-        rows=_int(_req(d, "rows", ""), "rows"),
-        reel_count=_int(_req(d, "reel_count", ""), "reel_count"),
+        rows=rows,
+        reel_count=reel_count,
         description=_str(d.get("description", ""), "description"),
         symbols=tuple(symbols),
         multipliers=multipliers,
@@ -619,4 +972,7 @@ def parse_game(text: str) -> GameDefinition:
         reel_costs=reel_costs,
         default_variation=str(default) if default is not None else "",
         variations=variations,
+        free_games=free_games,
+        progressives=progressives,
+        max_award_credits=max_award,
     )

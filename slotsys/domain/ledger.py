@@ -152,3 +152,37 @@ def jackpot_contributions(level: str) -> str:
 def jackpot_seed(level: str) -> str:
     """Expense: the reset (seed) value funded by the house at each cycle."""
     return f"jackpot:{level}:seed"
+
+
+# Player wallets and loyalty (docs/architecture.md "Players").
+def player_cashable(player_id: int) -> str:
+    """Liability (non-negative): the player's cashable wallet, usable on machines and tables."""
+    return f"player:{player_id}:cashable"
+
+
+def player_promo(player_id: int) -> str:
+    """Liability (non-negative): the player's promotional (non-cashable) wallet."""
+    return f"player:{player_id}:promo"
+
+
+def comp_expense(kind: str) -> str:
+    """Expense: the value of points redeemed as ``promo`` credits or ``cash`` (recognised at redemption)."""
+    if kind not in ("promo", "cash"):
+        raise ValueError("a comp is promo or cash")
+    return f"loyalty:comps:{kind}"
+
+
+# Table games (table_games; docs/architecture.md "Table games").
+def table_bets(code: str) -> str:
+    """Liability (non-negative): stakes in play on a table's open round, owed back or lost at settlement."""
+    return f"table:{code}:bets"
+
+
+def table_hold(code: str) -> str:
+    """Revenue: a table's win (losing stakes in, winnings paid out)."""
+    return f"table:{code}:hold"
+
+
+def table_chips(code: str) -> str:
+    """Liability (non-negative): the value of the roulette colour chips players hold at a table."""
+    return f"table:{code}:chips"

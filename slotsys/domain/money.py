@@ -12,10 +12,15 @@ Rules (nobody else calls ``round()`` on money):
     * commissions round UP to the table's commission unit;
     * jackpot contributions round DOWN to the milli-won (the sub-milli part of a
       single wager is not accrued);
-    * an award pays whole won and the sub-won remainder of a meter carries over.
+    * an award pays whole won and the sub-won remainder of a meter carries over;
+    * theoretical win (coin-in × house edge, loyalty) rounds DOWN to the milli-won
+      (:func:`theoretical_milli`), so a player's theo is never overstated.
 """
 
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 MILLI_PER_WON = 1_000
 PPM = 1_000_000
@@ -101,6 +106,12 @@ def credits_to_won(credits: int, denomination_won: int) -> int:
 def won_to_credits(won: int, denomination_won: int) -> tuple[int, int]:
     """Won → (whole credits, residual won that does not make a whole credit)."""
     return divmod(won, denomination_won)
+
+
+def theoretical_milli(amount_won: int | Fraction, edge: Fraction) -> int:
+    """Theoretical win of ``amount_won`` wagered at house ``edge`` (= 1 − RTP), in milli-won,
+    rounded DOWN. Example: ₩6,000 at an edge of 6.0045…% → 360,273 milli-won (₩360.273)."""
+    return math.floor(Fraction(amount_won) * Fraction(edge) * MILLI_PER_WON)
 
 
 def format_won(won: int) -> str:

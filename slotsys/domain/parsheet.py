@@ -1,21 +1,39 @@
-"""Par sheet: exact return, hit frequency and spread of a game, per bet option.
+"""Par sheet: exact return, hit frequency and spread of a game, per bet option (and free-games choice).
 
 Pure domain (standard library + NumPy). Every probability is exact: per-reel symbol counts
 and per-reel window enumerations (each stop of each strip) are combined across reels as
 products and polynomial convolutions in integers, never by sampling and never by brute force
-over every stop combination. Results are :class:`fractions.Fraction`; only the standard
-deviation (a statistic, not money) is reported as a float, derived from the exact variance.
+over every stop combination. Free games are added in closed form (a branching process, below).
+Results are :class:`fractions.Fraction`; only the standard deviation and the volatility
+indexes (statistics, not money) are floats, derived from the exact variance.
 
-Figures (reference/slot_floor.md "Par sheet figures")
-    * ``rtp`` = E[win] / total bet, with its parts (``"line"`` or ``"way"``, and ``"scatter"``);
-    * ``hit_frequency`` = P(win > 0) per paid game;
-    * ``sd`` = standard deviation of (win / total bet) per game; ``volatility_index`` = z × sd
-      with z = 1.645 (90% confidence).
+Figures (reference/slot_floor.md "Par sheet figures"), per paid game, in units of total bet
+    * ``rtp`` = E[win] / total bet, with its parts: ``"line"`` or ``"way"`` and ``"scatter"``
+      (the paid game) and ``"free_games"`` (everything won in free games);
+    * ``hit_frequency`` = P(the paid game wins something or awards free games);
+    * ``sd`` = standard deviation of win / total bet; ``vi_90`` / ``vi_95`` = z × sd with
+      z = 1.645 / 1.96;
+    * free games: trigger probability, expected free games per trigger = N / (1 − E[R]) where
+      E[R] is the expected retrigger award per free game (= N / (1 − N·q) when a retrigger
+      awards N again with probability q), retrigger probability;
+    * awards: the probability per game of each advertised award (line awards on one given
+      line), the top award with its probability and cycle (1 / p), progressive combinations at
+      a qualifying bet (excluded from RTP), and the GLI-11 check that each is reachable at least
+      once in 100 million games.
+
+Free games as a branching process. One free game yields a win X (total-bet units, win
+multiplier included) and a retrigger award A_f (games); let S be the win of one free game and
+all the games it retriggers: E[S] = E[X] / (1 − E[A_f]) and
+E[S²] = (E[X²] + 2 E[S] E[X·A_f] + E[A_f² − A_f] E[S]²) / (1 − E[A_f]). A paid game with win
+B awarding A games then wins W = B + S_1 + ... + S_A, so E[W] = E[B] + E[A] E[S] and
+E[W²] = E[B²] + 2 E[S] E[B·A] + E[A] E[S²] + E[A² − A] E[S]². The cross moments E[B·A] and
+E[X·A_f] need the joint law of the line/way pay and the scatter count, which the
+scatter-count polynomials give exactly.
 
 Because every reel position has the same symbol distribution, every payline has the same
 expected pay, so a lines game's RTP does not depend on the number of lines; in a reel-cost
-game each way has the expected pay of one line, so RTP follows ways / cost and differs by the
-reels bought. Multipliers scale wins and bet alike: figures do not depend on them.
+game each way has roughly the expected pay of one line, so RTP follows ways / cost and differs
+by the reels bought. Multipliers scale wins and bet alike: figures do not depend on them.
 """
 
 from __future__ import annotations
@@ -28,17 +46,41 @@ from typing import Any, Mapping
 import numpy as np
 
 from slotsys.domain.evaluator import active_rows, score_line
-from slotsys.domain.game import BetOption, GameDefinition, Variation
+from slotsys.domain.game import BetOption, FreeGameChoice, GameDefinition, Variation
 
-__all__ = ["OptionFigures", "ParSheet", "par_sheet", "Z_90"]
+__all__ = ["OptionFigures", "ChoiceFigures", "FreeGameFigures", "Award", "ParSheet", "par_sheet", "Z_90", "Z_95",
+           "REACHABLE_ONE_IN"]
 
 Z_90 = 1.645  # volatility index confidence: 90%
+Z_95 = 1.96  # volatility index confidence: 95%
 REACHABLE_ONE_IN = 100_000_000  # GLI-11: every advertised award reachable at least once in 100 million games
+
+
+def _frac(x: Fraction) -> str:
+    return f"{x.numerator}/{x.denominator}"
+
+
+@dataclass(frozen=True)
+class ChoiceFigures:
+    """Figures of one bet option with one free-games configuration (exact ``rtp``; ``sd`` in total bets)."""
+
+    choice: int
+    name: str
+    rtp: Fraction
+    rtp_parts: Mapping[str, Fraction]
+    sd: float
+    free_games_per_trigger: Fraction
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"choice": self.choice, "name": self.name, "rtp": float(self.rtp), "rtp_exact": _frac(self.rtp),
+                "rtp_parts": {k: float(v) for k, v in self.rtp_parts.items()}, "sd": self.sd,
+                "free_games_per_trigger": float(self.free_games_per_trigger)}
 
 
 @dataclass(frozen=True)
 class OptionFigures:
-    """Figures for one bet option (exact ``rtp`` / ``hit_frequency``; ``sd`` in units of total bet)."""
+    """Figures for one bet option with the default free-games choice (exact ``rtp`` /
+    ``hit_frequency``; ``sd`` in units of total bet); ``by_choice`` the same per choice."""
 
     bet: BetOption
     rtp: Fraction
@@ -46,25 +88,74 @@ class OptionFigures:
     rtp_parts: Mapping[str, Fraction]
     sd: float
     ways: int | None = None
+    by_choice: tuple[ChoiceFigures, ...] = ()
 
     @property
     def volatility_index(self) -> float:
         """z × SD with z = 1.645 (90%)."""
         return Z_90 * self.sd
 
+    @property
+    def vi_90(self) -> float:
+        return Z_90 * self.sd
+
+    @property
+    def vi_95(self) -> float:
+        return Z_95 * self.sd
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "bet": self.bet.to_dict(),
             "ways": self.ways,
             "rtp": float(self.rtp),
-            "rtp_exact": f"{self.rtp.numerator}/{self.rtp.denominator}",
+            "rtp_exact": _frac(self.rtp),
             "rtp_parts": {k: float(v) for k, v in self.rtp_parts.items()},
             "hit_frequency": float(self.hit_frequency),
-            "hit_frequency_exact": f"{self.hit_frequency.numerator}/{self.hit_frequency.denominator}",
+            "hit_frequency_exact": _frac(self.hit_frequency),
             "sd": self.sd,
             "volatility_index": self.volatility_index,
             "volatility_z": Z_90,
+            "vi_90": self.vi_90,
+            "vi_95": self.vi_95,
+            "by_choice": [c.to_dict() for c in self.by_choice],
         }
+
+
+@dataclass(frozen=True)
+class FreeGameFigures:
+    """Free-games feature at the full bet: ``trigger_probability`` per paid game,
+    ``retrigger_probability`` per free game, per choice the expected free games per trigger
+    (``games_per_trigger``) and the expected retrigger award per free game (``retrigger_games``)."""
+
+    trigger_probability: Fraction
+    retrigger_probability: Fraction
+    games_per_trigger: tuple[Fraction, ...]
+    retrigger_games: tuple[Fraction, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        p = self.trigger_probability
+        return {"trigger_probability": float(p), "trigger_cycle": float(1 / p) if p else None,
+                "retrigger_probability": float(self.retrigger_probability),
+                "games_per_trigger": [float(x) for x in self.games_per_trigger],
+                "retrigger_games_per_free_game": [float(x) for x in self.retrigger_games]}
+
+
+@dataclass(frozen=True)
+class Award:
+    """An advertised award: ``probability`` per paid game (line awards: on one given line) and
+    ``pay_credits`` at the full bet (None for progressive levels and free games)."""
+
+    key: str
+    probability: Fraction
+    pay_credits: int | None = None
+
+    @property
+    def cycle(self) -> float:
+        return float(1 / self.probability) if self.probability else math.inf
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"award": self.key, "probability": float(self.probability), "probability_exact": _frac(self.probability),
+                "cycle": self.cycle if self.probability else None, "pay_credits": self.pay_credits}
 
 
 @dataclass(frozen=True)
@@ -72,14 +163,24 @@ class ParSheet:
     """A game's par sheet for one variation.
 
     ``options``: one :class:`OptionFigures` per bet option, in :meth:`GameDefinition.bet_options`
-    order. ``award_probabilities``: ``"SYMBOL xN"`` → exact probability per game of that award at
-    full bet (line awards: on one given line, which is the same for every line).
+    order. ``award_probabilities``: award key → exact probability per game at full bet (line
+    awards: on one given line, the same for every line). ``awards``: the same as :class:`Award`
+    records with pays; ``top_award`` the highest pay at full bet, with its probability per game
+    (lines: on any of the played lines); ``progressive``: level → probability per game at a
+    qualifying bet (not part of RTP); ``free_games``: feature figures (None without one).
     """
 
     game_id: str
     variation: str
     options: list[OptionFigures]
     award_probabilities: Mapping[str, Fraction] = field(default_factory=dict)
+    awards: tuple[Award, ...] = ()
+    top_award: Award | None = None
+    progressive: Mapping[str, Fraction] = field(default_factory=dict)
+    free_games: FreeGameFigures | None = None
+    choices: tuple[str, ...] = ()
+    default_choice: int | None = None
+    max_award_credits: int | None = None
 
     @property
     def full_bet(self) -> OptionFigures:
@@ -89,6 +190,11 @@ class ParSheet:
     @property
     def rtp_full_bet(self) -> Fraction:
         return self.full_bet.rtp
+
+    @property
+    def min_rtp(self) -> Fraction:
+        """The lowest RTP over every bet option and free-games choice."""
+        return min(min([o.rtp] + [c.rtp for c in o.by_choice]) for o in self.options)
 
     def option(self, *, lines: int | None = None, reels: int | None = None, multiplier: int | None = None) -> OptionFigures:
         """Figures of the option with these lines/reels (and multiplier; any multiplier when None)."""
@@ -100,15 +206,28 @@ class ParSheet:
     def unreachable_awards(self, one_in: int = REACHABLE_ONE_IN) -> list[str]:
         """Awards whose probability per game is below 1 / ``one_in`` (GLI-11 §4.8.2: 100 million)."""
         limit = Fraction(1, one_in)
-        return [k for k, p in self.award_probabilities.items() if p < limit]
+        probs = {**self.award_probabilities, **{f"progressive {k}": v for k, v in self.progressive.items()}}
+        return [k for k, p in probs.items() if p < limit]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game_id,
             "variation": self.variation,
             "rtp_full_bet": float(self.rtp_full_bet),
+            "rtp_full_bet_exact": _frac(self.rtp_full_bet),
+            "min_rtp": float(self.min_rtp),
+            "choices": list(self.choices),
+            "default_choice": self.default_choice,
             "options": [o.to_dict() for o in self.options],
+            "free_games": self.free_games.to_dict() if self.free_games else None,
+            "top_award": self.top_award.to_dict() if self.top_award else None,
+            "awards": [a.to_dict() for a in self.awards],
             "award_probabilities": {k: float(v) for k, v in self.award_probabilities.items()},
+            "progressive": {k: {"probability": float(v), "cycle": float(1 / v) if v else None}
+                            for k, v in self.progressive.items()},
+            "max_award_credits": self.max_award_credits,
+            "gli11_reachable_in": REACHABLE_ONE_IN,
+            "gli11_unreachable": self.unreachable_awards(),
         }
 
 
@@ -127,51 +246,68 @@ def par_sheet(game: GameDefinition, variation: str | None = None) -> ParSheet:
 
 # =========================================================================== internals
 class _Reels:
-    """Integer views of one variation: symbol codes (definition order), windows and scatter counts."""
+    """Integer views of one set of strips: symbol codes (definition order), windows and scatter counts."""
 
-    def __init__(self, game: GameDefinition, var: Variation) -> None:
+    def __init__(self, game: GameDefinition, strips: tuple[tuple[str, ...], ...], need: int | None = None) -> None:
         self.game = game
         self.ids = [s.id for s in game.symbols]
         code = {s: i for i, s in enumerate(self.ids)}
+        self.code = code
         self.C = len(self.ids)
         self.R = game.reel_count
         self.rows = game.rows
         self.wild = code[game.wild.id] if game.wild else -1
         self.scatter = code[game.scatter.id] if game.scatter else -1
         self.is_regular = np.array([s.kind == "regular" for s in game.symbols])
+        subs = game.substitutable()
+        self.subs = np.array([s.id in subs for s in game.symbols])
         # PT[c, k]: line/way pay of k of symbol c (0 for scatters)
         self.PT = np.array(
             [[s.pay(k) if s.kind != "scatter" else 0 for k in range(self.R + 1)] for s in game.symbols], dtype=np.int64
         )
-        self.strips = [np.array([code[s] for s in strip], dtype=np.int64) for strip in var.reels]
+        self.strips = [np.array([code[s] for s in strip], dtype=np.int64) for strip in strips]
         self.n = [len(s) for s in self.strips]
         self.total = math.prod(self.n)
         # windows[i][t, r] = symbol code on row r when reel i stops at t
-        self.windows = [
-            np.stack([np.roll(s, -r) for r in range(self.rows)], axis=1) for s in self.strips
-        ]
+        self.windows = [np.stack([np.roll(s, -r) for r in range(self.rows)], axis=1) for s in self.strips]
         self.scat = [
             (w == self.scatter).sum(axis=1).astype(np.int64) if self.scatter >= 0 else np.zeros(len(w), np.int64)
             for w in self.windows
         ]
         # scatter pay table f[c] (× total bet), c = 0..rows*R
-        maxc = self.rows * self.R
+        self.maxc = maxc = self.rows * self.R
         sc = game.scatter
-        self.f = np.array([sc.pay(c) if sc else 0 for c in range(maxc + 1)], dtype=np.int64)
-        self.need = (sc.min_count if sc and sc.pays else None) or (maxc + 1)
-        # rest_hist[k][c] = number of stop combinations of reels k.. with c scatters
-        self.rest_hist = [np.zeros(maxc + 1, dtype=np.int64) for _ in range(self.R + 1)]
+        self.f = [sc.pay(c) if sc else 0 for c in range(maxc + 1)]
+        if need is None:
+            need = (sc.min_count if sc and sc.pays else None) or (maxc + 1)
+        self.need = need
+        # rest_hist[k][c] = number of stop combinations of reels k.. with c scatters (Python ints)
+        self.rest_hist: list[list[int]] = [[0] * (maxc + 1) for _ in range(self.R + 1)]
         self.rest_hist[self.R][0] = 1
         for k in range(self.R - 1, -1, -1):
-            h = np.convolve(self.rest_hist[k + 1], np.bincount(self.scat[k], minlength=self.rows + 1))
-            self.rest_hist[k] = h[: maxc + 1]
-        self.rest_total = [int(h.sum()) for h in self.rest_hist]
+            per = np.bincount(self.scat[k], minlength=self.rows + 1)
+            out = [0] * (maxc + 1)
+            for a, x in enumerate(self.rest_hist[k + 1]):
+                if x:
+                    for b, y in enumerate(per):
+                        if a + b <= maxc:
+                            out[a + b] += x * int(y)
+            self.rest_hist[k] = out
+        self.rest_total = [sum(h) for h in self.rest_hist]
         # rest_ok[k][s] = combos of reels k.. that bring the scatter count from s to >= need
-        self.rest_ok = np.zeros((self.R + 1, maxc + 1), dtype=np.int64)
+        self.rest_ok = np.zeros((self.R + 1, maxc + 1), dtype=object)
         for k in range(self.R + 1):
-            tail = np.concatenate([np.cumsum(self.rest_hist[k][::-1])[::-1], [0]])
+            h = self.rest_hist[k]
+            tail = [0] * (maxc + 2)
+            for c in range(maxc, -1, -1):
+                tail[c] = tail[c + 1] + h[c]
             for s in range(maxc + 1):
-                self.rest_ok[k, s] = tail[max(0, min(maxc + 1, self.need - s))]
+                self.rest_ok[k, s] = tail[max(0, min(maxc + 1, need - s))]
+
+    @property
+    def hist(self) -> list[int]:
+        """hist[c] = stop combinations showing c scatters."""
+        return self.rest_hist[0]
 
     def unique_windows(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Distinct windows of reel i: (windows, multiplicity, scatter count)."""
@@ -180,57 +316,63 @@ class _Reels:
         scat[inv.reshape(-1)] = self.scat[i]
         return u, cnt.astype(np.int64), scat
 
-    def scatter_dist(self) -> list[int]:
-        return [int(x) for x in self.rest_hist[0]]
+    def visible(self, code: int) -> list[np.ndarray]:
+        """Per reel, per stop: whether ``code`` shows anywhere in the window."""
+        return [(w == code).any(axis=1) for w in self.windows]
 
 
-def _compute(game: GameDefinition, var: Variation) -> ParSheet:
-    rs = _Reels(game, var)
-    hist = rs.scatter_dist()
-    f = [int(x) for x in rs.f]
-    scatter_num = sum(h * p for h, p in zip(hist, f))
-    scatter_sq_num = sum(h * p * p for h, p in zip(hist, f))
-    rtp_scatter = Fraction(scatter_num, rs.total)
-    awards: dict[str, Fraction] = {}
-    if game.scatter is not None:
-        listed = [c for c, _ in game.scatter.pays]
-        for j, c in enumerate(listed):
-            hi = listed[j + 1] if j + 1 < len(listed) else len(hist)
-            awards[f"{game.scatter.id} x{c}"] = Fraction(sum(hist[c:hi]), rs.total)
+@dataclass
+class _Round:
+    """Exact sums over every stop combination of one round (paid or free) for one bet size:
+    ``v`` = Σ V, ``v2`` = Σ V², ``vc[c]`` = Σ V over combinations with c scatters, where V is
+    the line/way pay per multiplier credit; ``total`` combinations; ``hist`` scatter counts."""
 
-    options: list[OptionFigures] = []
-    if game.kind == "lines":
-        per_line, line_awards, stats = _lines_moments(rs)
-        awards = {**line_awards, **awards}
-        hits = _lines_hits(rs, list(game.line_options))
-        by_n = {}
-        for n in game.line_options:
-            rtp_line = Fraction(per_line, rs.total)
-            rtp = rtp_line + rtp_scatter
-            second = stats(n) + Fraction(scatter_sq_num, rs.total)
-            by_n[n] = (rtp, {"line": rtp_line, "scatter": rtp_scatter}, Fraction(hits[n], rs.total), _sd(second, rtp))
-        for bet in game.bet_options():
-            rtp, parts, hf, sd = by_n[bet.lines]
-            options.append(OptionFigures(bet=bet, rtp=rtp, hit_frequency=hf, rtp_parts=parts, sd=sd))
-    else:
-        by_b = {}
-        for b, cost in game.reel_costs:
-            probe = BetOption(lines=None, reels=b, multiplier=game.multipliers[0], credits=cost * game.multipliers[0])
-            act = active_rows(game, probe)
-            way_num, way_sq_num, way_scatter_num, way_awards = _ways_moments(rs, act)
-            rtp_way = Fraction(way_num, rs.total * cost)
-            rtp = rtp_way + rtp_scatter
-            second = Fraction(way_sq_num, rs.total * cost * cost) + Fraction(2 * way_scatter_num, rs.total * cost) \
-                + Fraction(scatter_sq_num, rs.total)
-            hf = Fraction(_ways_hits(rs, act), rs.total)
-            by_b[b] = (rtp, {"way": rtp_way, "scatter": rtp_scatter}, hf, _sd(second, rtp))
-            if b == game.reel_count:
-                awards = {**way_awards, **awards}
-        for bet in game.bet_options():
-            rtp, parts, hf, sd = by_b[bet.reels]
-            options.append(OptionFigures(bet=bet, rtp=rtp, hit_frequency=hf, rtp_parts=parts, sd=sd,
-                                         ways=game.ways(bet)))
-    return ParSheet(game_id=game.id, variation=var.key, options=options, award_probabilities=awards)
+    total: int
+    hist: list[int]
+    v: int
+    v2: int
+    vc: list[int]
+
+
+@dataclass(frozen=True)
+class _Moments:
+    """E[X], E[X²], E[X·A], E[A], E[A²] of a round in total-bet units (A: games awarded)."""
+
+    ex: Fraction
+    ex2: Fraction
+    exa: Fraction
+    ea: Fraction
+    ea2: Fraction
+    line: Fraction  # the line/way part of E[X]
+    scatter: Fraction  # the scatter part of E[X]
+
+
+def _moments(rnd: _Round, units: int, f: list[int], awards: list[int], mult: int = 1) -> _Moments:
+    """Round moments for a bet of ``units`` credits per multiplier credit: X = mult·(V/units + f(C))."""
+    T = rnd.total
+    ev = Fraction(rnd.v, T * units)
+    ef = Fraction(sum(h * x for h, x in zip(rnd.hist, f)), T)
+    ef2 = Fraction(sum(h * x * x for h, x in zip(rnd.hist, f)), T)
+    evf = Fraction(sum(a * x for a, x in zip(rnd.vc, f)), T * units)
+    ex2 = Fraction(rnd.v2, T * units * units) + 2 * evf + ef2
+    eva = Fraction(sum(a * x for a, x in zip(rnd.vc, awards)), T * units)
+    efa = Fraction(sum(h * x * y for h, x, y in zip(rnd.hist, f, awards)), T)
+    ea = Fraction(sum(h * x for h, x in zip(rnd.hist, awards)), T)
+    ea2 = Fraction(sum(h * x * x for h, x in zip(rnd.hist, awards)), T)
+    return _Moments(ex=mult * (ev + ef), ex2=mult * mult * ex2, exa=mult * (eva + efa), ea=ea, ea2=ea2,
+                    line=mult * ev, scatter=mult * ef)
+
+
+def _combine(base: _Moments, free: _Moments | None) -> tuple[Fraction, Fraction, Fraction]:
+    """E[W], E[W²] and the free-games part of E[W] of a paid game (module doc: branching process)."""
+    if free is None or base.ea == 0:
+        return base.ex, base.ex2, Fraction(0)
+    q = 1 - free.ea
+    mu = free.ex / q
+    es2 = (free.ex2 + 2 * mu * free.exa + (free.ea2 - free.ea) * mu * mu) / q
+    ew = base.ex + base.ea * mu
+    ew2 = base.ex2 + 2 * mu * base.exa + base.ea * es2 + (base.ea2 - base.ea) * mu * mu
+    return ew, ew2, base.ea * mu
 
 
 def _sd(second: Fraction, mean: Fraction) -> float:
@@ -246,13 +388,192 @@ def _polymul_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _awards_vector(game: GameDefinition, choice: FreeGameChoice, maxc: int, on: bool = True) -> list[int]:
+    fg = game.free_games
+    if fg is None or not on:
+        return [0] * (maxc + 1)
+    return [choice.games_for(c) if c >= fg.count else 0 for c in range(maxc + 1)]
+
+
+def _compute(game: GameDefinition, var: Variation) -> ParSheet:
+    fg = game.free_games
+    sc = game.scatter
+    maxc = game.rows * game.reel_count
+    need = (sc.min_count if sc and sc.pays else None) or (maxc + 1)
+    if fg is not None:
+        need = min(need, fg.count)
+    base = _Reels(game, var.reels, need)
+    free = _Reels(game, var.free_strips) if fg is not None else None
+    choices = fg.choices if fg is not None else (FreeGameChoice(games=((1, 1),)),)
+    f = base.f
+    hist = base.hist
+    awards: dict[str, Award] = {}
+    full = game.full_bet()
+    if sc is not None and sc.pays:
+        listed = [c for c, _ in sc.pays]
+        for j, c in enumerate(listed):
+            hi = listed[j + 1] if j + 1 < len(listed) else len(hist)
+            awards[f"{sc.id} x{c}"] = Award(f"{sc.id} x{c}", Fraction(sum(hist[c:hi]), base.total),
+                                            sc.pay(c) * full.credits)
+    fg_figs = None
+    if fg is not None:
+        trig = Fraction(sum(hist[fg.count:]), base.total)
+        awards[f"free games ({fg.count}+ {fg.symbol})"] = Award(f"free games ({fg.count}+ {fg.symbol})", trig)
+        fh = free.hist  # type: ignore[union-attr]
+        retrig = Fraction(sum(fh[fg.count:]), free.total) if fg.retrigger else Fraction(0)  # type: ignore[union-attr]
+        per_trigger, rgames = [], []
+        for ch in choices:
+            a0 = _awards_vector(game, ch, maxc)
+            af = _awards_vector(game, ch, maxc, fg.retrigger)
+            e_r = Fraction(sum(h * x for h, x in zip(fh, af)), free.total)  # type: ignore[union-attr]
+            e_a = Fraction(sum(h * x for h, x in zip(hist, a0)), base.total)
+            per_trigger.append(e_a / trig / (1 - e_r) if trig else Fraction(0))
+            rgames.append(e_r)
+        fg_figs = FreeGameFigures(trig, retrig, tuple(per_trigger), tuple(rgames))
+
+    def figures(bet_units: int, base_rnd: _Round, free_rnd: Any, hits: int, part: str) -> tuple:
+        """(default-choice figures, per-choice figures) for one bet size."""
+        per = []
+        for ci, ch in enumerate(choices):
+            a0 = _awards_vector(game, ch, maxc, fg is not None)
+            bm = _moments(base_rnd, bet_units, f, a0)
+            fm = None
+            if fg is not None:
+                frnd = free_rnd(ci)
+                fm = _moments(frnd, bet_units, free.f, _awards_vector(game, ch, maxc, fg.retrigger),  # type: ignore[union-attr]
+                              ch.win_multiplier)
+            ew, ew2, feat = _combine(bm, fm)
+            parts = {part: bm.line, "scatter": bm.scatter}
+            if fg is not None:
+                parts["free_games"] = feat
+            pt = fg_figs.games_per_trigger[ci] if fg_figs else Fraction(0)
+            per.append(ChoiceFigures(ci, ch.name, ew, parts, _sd(ew2, ew), pt))
+        d = per[fg.default_choice if fg is not None else 0]
+        return d, tuple(per) if fg is not None else (), Fraction(hits, base.total)
+
+    options: list[OptionFigures] = []
+    if game.kind == "lines":
+        bl = _LinesData(base)
+        fl = _LinesData(free) if free is not None else None
+        awards.update({k: Award(k, p, pay * full.multiplier) for k, (p, pay) in bl.awards.items()})
+        hits = _lines_hits(base, list(game.line_options))
+        by_n = {}
+        for n in game.line_options:
+            brnd = bl.round(n)
+            frnd = fl.round(n) if fl is not None else None
+            by_n[n] = figures(n, brnd, lambda _ci, r=frnd: r, hits[n], "line")
+        for bet in game.bet_options():
+            d, per, hf = by_n[bet.lines]
+            options.append(OptionFigures(bet=bet, rtp=d.rtp, hit_frequency=hf, rtp_parts=d.rtp_parts, sd=d.sd,
+                                         by_choice=per))
+    else:
+        by_b = {}
+        for b, cost in game.reel_costs:
+            probe = BetOption(lines=None, reels=b, multiplier=game.multipliers[0], credits=cost * game.multipliers[0])
+            act = active_rows(game, probe)
+            brnd, way_awards = _ways_round(base, act, ())
+            cache: dict[tuple, _Round] = {}
+
+            def frnd(ci: int, act=act, cache=cache) -> _Round:
+                wm = choices[ci].wild_multipliers
+                if wm not in cache:
+                    cache[wm] = _ways_round(free, act, wm)[0]  # type: ignore[arg-type]
+                return cache[wm]
+
+            by_b[b] = figures(cost, brnd, frnd, _ways_hits(base, act), "way")
+            if b == game.reel_count:
+                awards.update({k: Award(k, p, pay * full.multiplier) for k, (p, pay) in way_awards.items()})
+        for bet in game.bet_options():
+            d, per, hf = by_b[bet.reels]
+            options.append(OptionFigures(bet=bet, rtp=d.rtp, hit_frequency=hf, rtp_parts=d.rtp_parts, sd=d.sd,
+                                         ways=game.ways(bet), by_choice=per))
+    progressive = _progressive(game, base)
+    top = _top_award(game, base, awards)
+    return ParSheet(
+        game_id=game.id, variation=var.key, options=options,
+        award_probabilities={k: a.probability for k, a in awards.items()},
+        awards=tuple(awards.values()), top_award=top, progressive=progressive, free_games=fg_figs,
+        choices=tuple(c.name for c in fg.choices) if fg is not None else (),
+        default_choice=fg.default_choice if fg is not None else None,
+        max_award_credits=game.max_award_credits,
+    )
+
+
+def _progressive(game: GameDefinition, rs: _Reels) -> dict[str, Fraction]:
+    """Probability per paid game of each progressive level, at a bet qualifying for every level:
+    the symbol on ``count`` or more reels, and not on as many as a higher level of the same symbol
+    needs (the highest level of a symbol wins, as in the evaluator)."""
+    at_least: dict[tuple[str, int], Fraction] = {}
+    for pc in game.progressives:
+        dist = [1]
+        for vis, n in zip(rs.visible(rs.code[pc.symbol]), rs.n):
+            k = int(vis.sum())
+            dist = [(dist[j] if j < len(dist) else 0) * (n - k) + (dist[j - 1] * k if j >= 1 else 0)
+                    for j in range(len(dist) + 1)]
+        at_least[(pc.symbol, pc.count)] = Fraction(sum(dist[pc.count:]), rs.total)
+    out: dict[str, Fraction] = {}
+    for pc in game.progressives:
+        higher = [q.count for q in game.progressives if q.symbol == pc.symbol and q.count > pc.count]
+        out[pc.level] = at_least[(pc.symbol, pc.count)] - (at_least[(pc.symbol, min(higher))] if higher else 0)
+    return out
+
+
+def _top_award(game: GameDefinition, rs: _Reels, awards: Mapping[str, Award]) -> Award | None:
+    """The highest-paying award at full bet, with its exact probability per paid game."""
+    paying = [a for a in awards.values() if a.pay_credits]
+    if not paying:
+        return None
+    top = max(paying, key=lambda a: (a.pay_credits, -a.probability))
+    sym, _, cnt = top.key.rpartition(" x")
+    if game.kind != "lines" or sym == getattr(game.scatter, "id", None):
+        return top  # ways awards and scatters are already per game
+    return Award(top.key, _line_union_probability(game, rs, sym, int(cnt)), top.pay_credits)
+
+
+def _line_union_probability(game: GameDefinition, rs: _Reels, sym: str, count: int) -> Fraction:
+    """P(at least one played line at full bet pays ``sym`` × ``count``) for a full-length top award:
+    every cell of the line on reels 1..count shows the symbol or a substituting wild (at least one
+    ``sym`` unless it is the wild). Exact: a reel-by-reel walk over the sets of lines still alive."""
+    L = game.full_bet().lines or 0
+    shapes = game.lines[:L]
+    code = rs.code[sym]
+    is_wild = code == rs.wild
+    ok_codes = {code} | ({rs.wild} if (rs.wild >= 0 and not is_wild and rs.subs[code]) else set())
+    states: dict[tuple[int, int], int] = {((1 << L) - 1, 0 if not is_wild else (1 << L) - 1): 1}
+    for i in range(count):
+        masks: dict[tuple[int, int], int] = {}
+        w = rs.windows[i]
+        for t in range(rs.n[i]):
+            ok = seen = 0
+            for li, shape in enumerate(shapes):
+                c = int(w[t, shape[i]])
+                if c in ok_codes:
+                    ok |= 1 << li
+                    if c == code:
+                        seen |= 1 << li
+            masks[(ok, seen)] = masks.get((ok, seen), 0) + 1
+        nxt: dict[tuple[int, int], int] = {}
+        for (alive, s), x in states.items():
+            for (ok, seen), y in masks.items():
+                a = alive & ok
+                if a:
+                    key = (a, (s | seen) & a)
+                    nxt[key] = nxt.get(key, 0) + x * y
+        states = nxt
+    good = sum(x for (alive, s), x in states.items() if s)
+    rest = math.prod(rs.n[count:])
+    return Fraction(good * rest, rs.total)
+
+
 # --------------------------------------------------------------------------- lines
 def _line_events(rs: _Reels) -> list[tuple[list[np.ndarray], int, str | None]]:
     """Partition of one line's outcomes into product events (a symbol set per reel).
 
-    Event (w, s, k): w leading wilds, then regular s, then wilds or s up to reel k, then a
-    breaker; or (w, none): w leading wilds then a scatter; or all wilds. The pay of each event
-    comes from the evaluator's :func:`score_line` on a representative sequence.
+    Event (w, s, k): w leading wilds, then regular s (one the wild substitutes for when w > 0),
+    then s or substituting wilds up to reel k, then a breaker; or (w, none): w leading wilds
+    then a symbol that cannot continue them (scatter, bonus, or a regular symbol the wild does
+    not substitute for); or all wilds. The pay of each event comes from the evaluator's
+    :func:`score_line` on a representative sequence.
     """
     R, C, W = rs.R, rs.C, rs.wild
     ALL = np.ones(C, dtype=bool)
@@ -265,20 +586,22 @@ def _line_events(rs: _Reels) -> list[tuple[list[np.ndarray], int, str | None]]:
         return m
 
     regular = [c for c in range(C) if rs.is_regular[c]]
-    nonsub = [c for c in range(C) if not rs.is_regular[c] and c != W]
     events: list[list[np.ndarray]] = []
     for w in range(0, (R if W >= 0 else 0) + 1):
         pre = [mask(W)] * w
         if w == R:
             events.append(pre)
             continue
-        if nonsub:
-            events.append(pre + [mask(*nonsub)] + [ALL] * (R - w - 1))
-        for s in regular:
+        starters = [s for s in regular if w == 0 or rs.subs[s]]
+        stop = [c for c in range(C) if c != W and c not in starters]
+        if stop:
+            events.append(pre + [mask(*stop)] + [ALL] * (R - w - 1))
+        for s in starters:
+            cont = mask(s, W) if rs.subs[s] else mask(s)
             for k in range(w + 1, R + 1):
-                sets = pre + [mask(s)] + [mask(s, W)] * (k - w - 1)
+                sets = pre + [mask(s)] + [cont] * (k - w - 1)
                 if k < R:
-                    sets += [ALL & ~mask(s, W)] + [ALL] * (R - k - 1)
+                    sets += [ALL & ~cont] + [ALL] * (R - k - 1)
                 events.append(sets)
     out = []
     for sets in events:
@@ -290,83 +613,108 @@ def _line_events(rs: _Reels) -> list[tuple[list[np.ndarray], int, str | None]]:
     return out
 
 
-def _lines_moments(rs: _Reels):
-    """Exact E[pay of one line] (numerator over rs.total), award probabilities, and a function
-    N -> exact E[(win/total bet)^2] minus the scatter-only term, for lines 1..N played."""
-    game = rs.game
-    R, rows = rs.R, rs.rows
-    counts = [np.bincount(s, minlength=rs.C).astype(np.int64) for s in rs.strips]
-    events = _line_events(rs)
-    total_prob = 0
-    per_line = 0
-    awards: dict[str, Fraction] = {}
-    for sets, pay, key in events:
-        num = math.prod(int((counts[i] * sets[i]).sum()) for i in range(R))
-        total_prob += num
-        per_line += pay * num
-        if key is not None:
-            awards[key] = awards.get(key, Fraction(0)) + Fraction(num, rs.total)
-    assert total_prob == rs.total, "line events must partition the outcomes"
+class _LinesData:
+    """Exact line sums for one set of strips: E[pay of one line] (the same for every line),
+    the pair sums T[l, l'] = Σ pay_l·pay_l', and per line the pay summed by scatter count."""
 
-    paying = [(sets, pay) for sets, pay, _ in events if pay > 0]
-    E = len(paying)
-    v = np.array([p for _, p in paying], dtype=np.int64)
-    ind = [np.array([sets[i] for sets, _ in paying], dtype=np.int64).reshape(E, rs.C) for i in range(R)]  # (E × C)
-    LR = np.array(game.lines, dtype=np.int64)  # (L × R)
-    L = len(LR)
-    exact_ok = rs.total * int(v.max(initial=0)) ** 2 * max(1, E) < 2**62
-    dtype = np.int64 if exact_ok else np.float64
+    def __init__(self, rs: _Reels) -> None:
+        game = rs.game
+        self.rs = rs
+        R, rows = rs.R, rs.rows
+        counts = [np.bincount(s, minlength=rs.C).astype(np.int64) for s in rs.strips]
+        events = _line_events(rs)
+        total_prob = 0
+        per_line = 0
+        awards: dict[str, tuple[Fraction, int]] = {}
+        for sets, pay, key in events:
+            num = math.prod(int((counts[i] * sets[i]).sum()) for i in range(R))
+            total_prob += num
+            per_line += pay * num
+            if key is not None:
+                p0 = awards.get(key, (Fraction(0), pay))[0]
+                awards[key] = (p0 + Fraction(num, rs.total), pay)
+        assert total_prob == rs.total, "line events must partition the outcomes"
+        self.per_line = per_line
+        self.awards = awards
 
-    # M[i][a, b] = E×E joint counts: stops of reel i with row a in event e's set and row b in e''s set
-    M = []
-    for i in range(R):
-        w = rs.windows[i]
-        Mi = np.zeros((rows, rows, E, E), dtype=dtype)
-        for a in range(rows):
-            for b in range(rows):
-                J = np.zeros((rs.C, rs.C), dtype=np.int64)
-                np.add.at(J, (w[:, a], w[:, b]), 1)
-                Mi[a, b] = (ind[i] @ J @ ind[i].T).astype(dtype)
-        M.append(Mi)
-    T = np.zeros((L, L), dtype=object)
-    vv = np.outer(v, v).astype(dtype)
-    for l in range(L):
-        P = M[0][LR[l, 0], LR[l:, 0]]
-        for i in range(1, R):
-            P = P * M[i][LR[l, i], LR[l:, i]]
-        row = (P * vv).sum(axis=(1, 2))
-        for j, x in enumerate(row):
-            T[l, l + j] = T[l + j, l] = int(x) if exact_ok else float(x)
+        paying = [(sets, pay) for sets, pay, _ in events if pay > 0]
+        E = len(paying)
+        v = np.array([p for _, p in paying], dtype=np.int64)
+        ind = [np.array([sets[i] for sets, _ in paying], dtype=np.int64).reshape(E, rs.C) for i in range(R)]
+        LR = np.array(game.lines, dtype=np.int64)
+        L = len(LR)
+        exact_ok = rs.total * int(v.max(initial=0)) ** 2 * max(1, E) < 2**62
+        self.T = T = np.zeros((L, L), dtype=object)
+        if E:
+            # M[i][a, b] = E×E joint counts: stops of reel i with row a in event e's set and row b in e''s set
+            M = []
+            for i in range(R):
+                w = rs.windows[i]
+                Mi = np.zeros((rows, rows, E, E), dtype=np.int64)
+                indf = ind[i].astype(np.float64)
+                for a in range(rows):
+                    for b in range(a, rows):
+                        J = np.zeros((rs.C, rs.C), dtype=np.float64)
+                        np.add.at(J, (w[:, a], w[:, b]), 1)
+                        Mi[a, b] = np.rint(indf @ J @ indf.T).astype(np.int64)
+                        Mi[b, a] = Mi[a, b].T
+                M.append(Mi)
+            vv = np.outer(v, v)
+            # group line pairs by their row pairs reel by reel so shared prefixes multiply once
+            pairs = [(l, m) for l in range(L) for m in range(l, L)]
+            self._pair_products(M, LR, pairs, vv, exact_ok)
+        # vc[l][c] = sum over outcomes with c scatters of line l's pay
+        self.vc = []
+        for l in range(L):
+            if not E:
+                self.vc.append([0] * (rs.maxc + 1))
+                continue
+            poly = None
+            for i in range(R):
+                H = np.zeros((rs.C, rows + 1), dtype=np.int64)
+                np.add.at(H, (rs.windows[i][:, LR[l, i]], rs.scat[i]), 1)
+                G = (ind[i] @ H).astype(object)
+                poly = G if poly is None else _polymul_rows(poly, G)
+            vec = (v.astype(object)[:, None] * poly).sum(axis=0)
+            self.vc.append([int(x) for x in vec] + [0] * (rs.maxc + 1 - len(vec)))
 
-    # cross[l] = sum over outcomes of (line l pay) × (scatter pay multiple)
-    cross = []
-    for l in range(L):
-        poly = None
-        for i in range(R):
-            H = np.zeros((rs.C, rows + 1), dtype=np.int64)
-            np.add.at(H, (rs.windows[i][:, LR[l, i]], rs.scat[i]), 1)
-            G = ind[i] @ H
-            poly = G if poly is None else _polymul_rows(poly, G)
-        cross.append(sum(int(x) for x in (v[:, None] * poly * rs.f[None, : poly.shape[1]]).sum(axis=0)) if E else 0)
+    def _pair_products(self, M, LR, pairs, vv, exact_ok) -> None:
+        R = len(M)
+        groups: dict[tuple, list[tuple[int, int]]] = {}
+        for l, m in pairs:
+            groups.setdefault((int(LR[l, 0]), int(LR[m, 0])), []).append((l, m))
 
-    def second_without_scatter_sq(n: int) -> Fraction:
-        tt = sum(T[a, b] for a in range(n) for b in range(n))
-        cc = sum(cross[:n])
-        if not exact_ok:
-            return Fraction(tt / (n * n * rs.total) + 2 * cc / (n * rs.total))
-        return Fraction(tt, n * n * rs.total) + Fraction(2 * cc, n * rs.total)
+        def walk(i: int, prod: np.ndarray, members: list[tuple[int, int]]) -> None:
+            if i == R:
+                x = (prod * vv).sum() if exact_ok else int((prod.astype(object) * vv).sum())
+                for l, m in members:
+                    self.T[l, m] = self.T[m, l] = int(x)
+                return
+            sub: dict[tuple, list[tuple[int, int]]] = {}
+            for l, m in members:
+                sub.setdefault((int(LR[l, i]), int(LR[m, i])), []).append((l, m))
+            for (a, b), mem in sub.items():
+                nxt = M[i][a, b] if prod is None else (prod * M[i][a, b] if exact_ok else prod.astype(object) * M[i][a, b])
+                walk(i + 1, nxt, mem)
 
-    return per_line, awards, second_without_scatter_sq
+        walk(0, None, pairs)
+
+    def round(self, n: int) -> _Round:
+        """Sums for lines 1..n played."""
+        T = self.T
+        v2 = int(sum(T[a, b] for a in range(n) for b in range(n)))
+        vc = [sum(self.vc[l][c] for l in range(n)) for c in range(self.rs.maxc + 1)]
+        return _Round(total=self.rs.total, hist=self.rs.hist, v=n * self.per_line, v2=v2, vc=vc)
 
 
 def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
-    """Exact number of stop combinations with a win, for each played line count N.
+    """Exact number of stop combinations with a line win or ``rs.need`` scatters, per line count.
 
     Reel-by-reel enumeration of distinct windows. A branch keeps, per line, the state of its
     left-to-right reading (leading wilds, candidate symbol, length) only while the line can
     still change the answer: it has not paid yet, can still pay, and lies below the lowest
     line that already pays. A branch stops as soon as no such line is left or the scatter
-    count has reached its lowest pay; the remaining reels then only matter through scatters.
+    count has reached ``need``; the remaining reels then only matter through scatters.
     """
     game = rs.game
     R = rs.R
@@ -376,12 +724,11 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
     PT = rs.PT
     PTw = PT[W] if W >= 0 else np.zeros(R + 1, dtype=np.int64)
     can_pay = PT[:, R] > 0
+    subs = rs.subs
 
-    # per branch
-    w = np.ones(1, dtype=np.int64)
+    w = np.ones(1, dtype=object)
     sc = np.zeros(1, dtype=np.int64)
     msec = np.full(1, L, dtype=np.int64)  # lowest line index already paying (L: none)
-    # per (branch, live line) pair
     st = np.zeros(L, dtype=np.int64)
     ln = np.arange(L, dtype=np.int64)
     wa = np.ones(L, dtype=bool)  # still all wilds
@@ -392,9 +739,9 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
     term_w, term_m, term_sc, term_k = [], [], [], []
     for k in range(R):
         u, cnt, scat = rs.unique_windows(k)
-        X = u[:, LR[:, k]]  # (n_u × L) symbol on each line
+        X = u[:, LR[:, k]]
         nu, M = len(u), len(w)
-        w = (w[:, None] * cnt[None, :]).ravel()
+        w = (w[:, None] * cnt[None, :].astype(object)).ravel()
         sc = (sc[:, None] + scat[None, :]).ravel()
         msec = np.repeat(msec, nu)
         cst = (st[:, None] * nu + np.arange(nu)[None, :]).ravel()
@@ -403,12 +750,15 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
         x = X[win, ln]
         isW = x == W if W >= 0 else np.zeros(len(x), dtype=bool)
         isReg = rs.is_regular[x]
+        lead = wl  # leading wilds before this reel
         wa = wa & isW
         wl = wl + wa
-        match = isW | ((c0 == -1) & isReg) | ((c0 >= 0) & (x == c0))
+        c0c = np.clip(c0, 0, None)
+        starts = (c0 == -1) & isReg & ((lead == 0) | subs[x])
+        match = (isW & ((c0 == -1) | ((c0 >= 0) & subs[c0c]))) | starts | ((c0 >= 0) & (x == c0))
         sa = sa0 & match
         sl = sl + sa
-        cand = np.where(sa0 & (c0 == -1) & isReg, x, c0)
+        cand = np.where(sa0 & starts, x, c0)
         cc = np.clip(cand, 0, None)
         paid = (PTw[wl] > 0) | ((cand >= 0) & (PT[cc, sl] > 0))
         np.minimum.at(msec, cst[paid], ln[paid])
@@ -431,29 +781,33 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
         if len(w) == 0:
             break
     tw, tm, tsc, tk = (np.concatenate(a) for a in (term_w, term_m, term_sc, term_k))
-    rest_total = np.array(rs.rest_total, dtype=np.int64)[tk]
+    rest_total = np.array(rs.rest_total, dtype=object)[tk]
     rest_ok = rs.rest_ok[tk, np.minimum(tsc, rs.rest_ok.shape[1] - 1)]
     return {n: int((tw * np.where(tm < n, rest_total, rest_ok)).sum()) for n in line_counts}
 
 
 # --------------------------------------------------------------------------- ways
-def _ways_moments(rs: _Reels, act: tuple[tuple[int, ...], ...]):
-    """Exact numerators (over rs.total) of E[W], E[W^2], E[W·f(C)] where W = sum of way pays per
-    multiplier credit and f the scatter multiple; and the per-game award probabilities."""
-    game = rs.game
+def _ways_round(rs: _Reels, act: tuple[tuple[int, ...], ...], wild_mults: tuple[int, ...]
+                ) -> tuple[_Round, dict[str, tuple[Fraction, int]]]:
+    """Exact sums of the way pay V (per multiplier credit) for these active rows and per-reel wild
+    multipliers, and the per-game award probabilities with their pays per way."""
     R = rs.R
     W = rs.wild
-    paying = [c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c, R] > 0]
-    # m[i][s] (n_i,) = matching active positions of symbol s on reel i per stop
+    paying = [c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c].max() > 0]
+    wm = wild_mults or (1,) * R
+    # m[i][s] (n_i,) = weighted matching active positions of symbol s on reel i per stop
     m = []
     for i in range(R):
         w = rs.windows[i][:, list(act[i])]
-        m.append({s: ((w == s) | (w == W)).sum(axis=1).astype(np.int64) for s in paying})
+        m.append({s: ((w == s).sum(axis=1) + (wm[i] * (w == W).sum(axis=1) if (W >= 0 and rs.subs[s]) else 0)
+                      ).astype(np.int64) for s in paying})
     events = []  # (pay, [g_i vectors])
-    awards: dict[str, Fraction] = {}
+    awards: dict[str, tuple[Fraction, int]] = {}
     for s in paying:
         for n in range(1, R + 1):
             pay = int(rs.PT[s, n])
+            if not pay:
+                continue
             g = []
             for i in range(R):
                 if i < n:
@@ -462,49 +816,49 @@ def _ways_moments(rs: _Reels, act: tuple[tuple[int, ...], ...]):
                     g.append((m[i][s] == 0).astype(np.int64))
                 else:
                     g.append(np.ones(rs.n[i], dtype=np.int64))
-            if pay:
-                events.append((pay, g))
-                prob = math.prod(int((gi > 0).sum()) for gi in g)
-                awards[f"{rs.ids[s]} x{n}"] = Fraction(prob, rs.total)
+            events.append((pay, g))
+            prob = math.prod(int((gi > 0).sum()) for gi in g)
+            awards[f"{rs.ids[s]} x{n}"] = (Fraction(prob, rs.total), pay)
     v = [p for p, _ in events]
     K = len(events)
     mean_num = sum(p * math.prod(int(gi.sum()) for gi in g) for p, g in events)
     H = np.ones((K, K), dtype=object)
     for i in range(R):
-        G = np.array([g[i] for _, g in events], dtype=np.int64).reshape(K, rs.n[i])
-        H = H * (G @ G.T).astype(object)
-    sq_num = sum(v[a] * v[b] * int(H[a, b]) for a in range(K) for b in range(K))
-    cross_num = 0
-    if K and rs.scatter >= 0:
+        G = np.array([g[i] for _, g in events], dtype=np.float64).reshape(K, rs.n[i])
+        H = H * np.rint(G @ G.T).astype(np.int64).astype(object)
+    sq_num = int(sum(v[a] * v[b] * H[a, b] for a in range(K) for b in range(K)))
+    vc = [0] * (rs.maxc + 1)
+    if K:
         poly = None
         for i in range(R):
-            G = np.zeros((K, rs.rows + 1), dtype=object)
-            for e, (_, g) in enumerate(events):
-                for c in range(rs.rows + 1):
-                    G[e, c] = int(g[i][rs.scat[i] == c].sum())
+            onehot = (rs.scat[i][:, None] == np.arange(rs.rows + 1)[None, :]).astype(np.float64)  # n_i × (rows+1)
+            Gi = np.array([g[i] for _, g in events], dtype=np.float64).reshape(K, rs.n[i])
+            G = np.rint(Gi @ onehot).astype(np.int64).astype(object)
             poly = G if poly is None else _polymul_rows(poly, G)
-        f = [int(x) for x in rs.f]
-        cross_num = sum(v[e] * int(poly[e, c]) * f[c] for e in range(K) for c in range(poly.shape[1]))
-    return mean_num, sq_num, cross_num, awards
+        vec = (np.array(v, dtype=object)[:, None] * poly).sum(axis=0)
+        for c, x in enumerate(vec):
+            vc[c] += int(x)
+    return _Round(total=rs.total, hist=rs.hist, v=mean_num, v2=sq_num, vc=vc), awards
 
 
 def _ways_hits(rs: _Reels, act: tuple[tuple[int, ...], ...]) -> int:
-    """Exact number of stop combinations with a way win or a paying scatter count."""
+    """Exact number of stop combinations with a way win or ``rs.need`` scatters."""
     R, W = rs.R, rs.wild
-    paying = np.array([c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c, R] > 0], dtype=np.int64)
+    paying = np.array([c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c].max() > 0], dtype=np.int64)
     minpay = np.array([int(np.argmax(rs.PT[c] > 0)) for c in paying], dtype=np.int64)
+    subs = rs.subs[paying]
     hits = 0
-    w = np.ones(1, dtype=np.int64)
+    w = np.ones(1, dtype=object)
     sc = np.zeros(1, dtype=np.int64)
     alive = np.ones((1, len(paying)), dtype=bool)
     for k in range(R):
         u, cnt, scat = rs.unique_windows(k)
         ua = u[:, list(act[k])]
-        has = ((ua[:, :, None] == paying[None, None, :]) | (ua[:, :, None] == W)).any(axis=1)  # (n_u × S)
+        has = ((ua[:, :, None] == paying[None, None, :]) | ((ua[:, :, None] == W) & subs[None, None, :])).any(axis=1)
         nu, M = len(u), len(w)
         p = np.repeat(np.arange(M), nu)
         c = np.tile(np.arange(nu), M)
-        w, sc = w[p] * cnt[c], sc[p] + scat[c]
+        w, sc = w[p] * cnt[c].astype(object), sc[p] + scat[c]
         alive = alive[p] & has[c]
         secured = (alive & (k + 1 >= minpay)[None, :]).any(axis=1)
         hit = secured | (sc >= rs.need)

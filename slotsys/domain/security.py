@@ -38,4 +38,6 @@ def verify_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(digest.hex(), digest_hex)
 
 
-ROLES = ("operator", "cashier", "attendant", "auditor", "admin")
+ROLES = ("operator", "cashier", "attendant", "auditor", "admin", "supervisor", "kiosk", "host", "pit")
+"""supervisor: approves TITO exceptions (voids, paying expired tickets); kiosk: a ticket redemption machine;
+host: the player club (enrolment, cards, redemptions); pit: rates table play."""

@@ -2,10 +2,20 @@
 
 from alembic import context
 
-import jackpot_controller.adapters.tables  # noqa: F401  (register tables)
-import tito.adapters.tables  # noqa: F401
+import importlib
+import pkgutil
+
 from slotsys.adapters.db import Base, make_engine
 from slotsys.settings import get_settings
+
+# Register every table of every package (any module under <pkg>.adapters) with Base.metadata.
+for _pkg in ("slotsys.adapters", "jackpot_controller.adapters", "tito.adapters", "table_games.adapters"):
+    try:
+        _mod = importlib.import_module(_pkg)
+    except ImportError:
+        continue
+    for _info in pkgutil.iter_modules(_mod.__path__):
+        importlib.import_module(f"{_pkg}.{_info.name}")
 
 config = context.config
 url = config.get_main_option("sqlalchemy.url") or get_settings().database_url

@@ -1,13 +1,15 @@
 """Machine use cases: bill-in, spin, cash-out, ticket-in, meters, game recall.
 
 Each runs in one transaction; money-moving ones are exactly-once per Idempotency-Key.
-Lock order in every transaction: machine row → jackpot level rows (id order) → ticket row
-→ account rows (id order).
+Lock order in every transaction: machine row → jackpot level rows (id order; only when the
+jackpot fold runs in the spin, i.e. on SQLite) → ticket row → account rows (id order).
 """
 
 from __future__ import annotations
 
-from jackpot_controller.services import mystery
+import structlog
+
+from jackpot_controller.services import spin as jackpot
 from slotsys.adapters.db import GameRound, Machine
 from slotsys.domain import ledger as L
 from slotsys.domain.errors import Forbidden, InsufficientFunds, MachineLocked, ValidationFailed
@@ -16,8 +18,11 @@ from slotsys.domain.game import InvalidBet
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.games import load_game
 from slotsys.services.context import Principal, ServiceContext
+from slotsys.services import loyalty_play
 from slotsys.services.idempotency import fingerprint, run_once
 from tito.services import tickets as tito
+
+log = structlog.get_logger("slotsys.floor")
 
 BILL_DENOMINATIONS = (1_000, 5_000, 10_000, 50_000)  # Korean won notes accepted by the bill validators
 
@@ -69,11 +74,19 @@ class FloorService:
 
     # ------------------------------------------------------------ spin
     def spin(self, principal: Principal, asset: str, bet: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Play one game. ``bet``: {"lines"|"reels": int, "multiplier": int}.
+        """Play one game. ``bet``: {"lines"|"reels": int, "multiplier": int, "choice": int | None}
+        (``choice``: the free-games configuration index; None → the game's default choice).
 
         Response: game number, bet (credits and won), reel stops, the symbol window
         ([row][reel]), each win (line or ways, symbol, count, pay in credits and won), the
-        total win, jackpot awards, and credits (won) before and after.
+        total win, jackpot awards (decided in this transaction on SQLite; on PostgreSQL the sequencer
+        decides them within a second and pays them as bonuses: ``jackpot_controller.services.spin``),
+        credits (won) before and after, and ``player``: the carded
+        player's points after the game (``slotsys.services.loyalty_play.on_game``; null if uncarded).
+        Free games play inside the game: ``free_games`` lists each (stops, window, wins) and the
+        total includes them. Award guard: a total win above the game's ``max_award_credits`` is
+        credited not at all; the machine locks (status "locked", lock_reason with the raw values)
+        for attendant verification and ``award_guard`` carries the raw values.
         Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine.
         """
         require_machine(principal, asset)
@@ -84,43 +97,53 @@ class FloorService:
             game = load_game(m.game_id)
             try:
                 option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
+                choice = game.resolve_choice(bet.get("choice"))
             except InvalidBet as e:
                 raise ValidationFailed(e.message, field=e.field) from None
             bet_won = option.credits * m.denomination
             before = _credits(uow, asset)
             if before < bet_won:
                 raise InsufficientFunds(f"credits ₩{before:,} are less than the bet ₩{bet_won:,}", field="multiplier")
-            outcome = play(game, option, self.ctx.rng, m.variation or None)
-            win_won = outcome.total_win_credits * m.denomination
+            outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
+            # award guard: an award above the game's maximum is never credited; the machine locks
+            guard = None
+            if outcome.exceeds_max_award:
+                guard = {"win_credits": outcome.total_win_credits, "max_award_credits": outcome.max_award_credits,
+                         "win_won": outcome.total_win_credits * m.denomination, "stops": list(outcome.stops)}
+            win_won = 0 if guard else outcome.total_win_credits * m.denomination
             e = L.EntryBuilder("machine.spin", f"game on {asset}")
             e.add(debit=L.machine_credits(asset), credit=L.machine_hold(asset), amount=bet_won, memo="coin-in")
             e.add(debit=L.machine_hold(asset), credit=L.machine_credits(asset), amount=win_won, memo="coin-out")
-            awards = mystery.contribute_wager(uow, m, bet_won, e, self.ctx.rng)
             game_number = m.game_seq + 1
             entry_id = uow.ledger.post(e.build({"machine": asset, "game": game_number}))
-            hits = mystery.record_hits(uow, m, game_number, entry_id, awards)
-            jackpot_won = sum(a.amount_won for a in awards)
+            # Jackpots: the wager joins the controller's ordered queue (no pool row is locked here);
+            # its awards are listed when the hit is decided in this transaction (embedded SQLite),
+            # otherwise the sequencer folds it within a second and pays any award as a bonus.
+            jp, jackpot_won = jackpot.on_wager(uow, self.ctx, m, bet_won, game_number, outcome)
             after = before - bet_won + win_won + jackpot_won
             m.game_seq = game_number
             uow.machines.add_meters(
                 m.id, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=1,
                 games_won=1 if (win_won or jackpot_won) else 0,
             )
-            jp = [
-                {"hit": h.id, "level": a.level.code, "name": a.level.name, "amount": a.amount_won}
-                for h, a in zip(hits, awards)
-            ]
+            # players: the carded session's meters (same deltas) and points; None when uncarded
+            carded = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
+                                          now=self.ctx.clock.now())
             od = outcome.to_dict()
-            for w in od["wins"]:
+            for w in od["wins"] + [w for f in od["free_games"] for w in f["wins"]]:
                 w["pay_won"] = w["pay_credits"] * m.denomination
+            if guard:
+                m.status = "locked"
+                m.lock_reason = (f"award guard: game {game_number} won {guard['win_credits']} credits "
+                                 f"(₩{guard['win_won']:,}) > max award {guard['max_award_credits']} credits")[:200]
+                od["award_guard"] = guard
+                log.warning("award_guard_lock", machine=asset, game=game.id, game_number=game_number, **guard)
             uow.rounds.add(
                 GameRound(
                     machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
                     outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
                 )
             )
-            for h in hits:
-                uow.after_commit(lambda hid=h.id: self.ctx.enqueue("jackpot_controller.announce_hit", hid))
             return {
                 "machine": asset,
                 "game_number": game_number,
@@ -130,12 +153,18 @@ class FloorService:
                 "stops": od["stops"],
                 "window": od["window"],
                 "wins": od["wins"],
+                "free_games_awarded": outcome.free_games_awarded,
+                "choice": outcome.choice,
+                "free_games": od["free_games"],
+                "progressive": list(outcome.progressive),
+                "award_guard": guard,
                 "total_win_credits": outcome.total_win_credits,
                 "total_win": win_won,
                 "jackpots": jp,
                 "credits_before": before,
                 "credits": after,
                 "entry": entry_id,
+                "player": carded,
             }
 
         r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn)
@@ -143,37 +172,29 @@ class FloorService:
 
     # ------------------------------------------------------------ cash-out
     def cash_out(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Print a cash-out ticket for all credits on the machine (409 if there are none)."""
+        """Cash out all credits: one TITO ticket per credit type (cashable, promotional).
+
+        Response ``{"machine", "ticket" (the first), "tickets", "credits", "promo_credits"}``;
+        409 if there are no credits, 409 ``handpay-required`` above the ticket limit
+        (see ``tito.services.tickets.cash_out_machine``).
+        """
         require_machine(principal, asset)
 
         def fn(uow) -> dict:
             m = uow.machines.get(asset, for_update=True)
             _active(m)
-            amount = _credits(uow, asset)
-            if amount <= 0:
-                raise InsufficientFunds("there are no credits to cash out")
-            ticket = tito.issue_cashout(uow, self.ctx, m, amount)
-            return {"machine": asset, "ticket": ticket, "credits": _credits(uow, asset)}
+            return tito.cash_out_machine(uow, self.ctx, m)
 
         r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"cash-out/{asset}", None), fn, status=201)
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------------ ticket-in
     def ticket_in(self, principal: Principal, asset: str, validation_number: object, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Credit a ticket (printed by any machine) onto this machine, exactly once."""
-        require_machine(principal, asset)
-        vn = tito.parse_number(validation_number)
+        """Credit a ticket (printed by any machine) onto this machine, exactly once: the
+        single-call form of the two-phase ticket-in (``tito.services.machine_in``)."""
+        from tito.services.machine_in import MachineTicketIn
 
-        def fn(uow) -> dict:
-            m = uow.machines.get(asset, for_update=True)
-            _active(m)
-            t = tito.redeem(uow, self.ctx, vn, channel="machine", location=asset, by=asset,
-                            credit_account=L.machine_credits(asset))
-            uow.machines.add_meters(m.id, tickets_in=t["amount"], tickets_in_count=1)
-            return {"machine": asset, "ticket": t, "credits": _credits(uow, asset)}
-
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn)
-        return r.status, r.body, r.replayed
+        return MachineTicketIn(self.ctx).single(principal, asset, validation_number, idem_key)
 
     # ------------------------------------------------------------ reads
     def meters(self, principal: Principal, asset: str) -> dict:

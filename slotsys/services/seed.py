@@ -1,18 +1,22 @@
 """The demo floor: zones VIP and MASS, 20 machines of our two games, staff users, the cage
-float and the Mass Minor mystery level. Idempotent: seeding a seeded database does nothing
+float and the casino's mystery jackpot system (``DEMO_LEVELS``). Idempotent: seeding a seeded database does nothing
 except (optionally) re-issuing credentials."""
 
 from __future__ import annotations
 
 import secrets
 
-from jackpot_controller.domain.mystery import MysteryParams
-from jackpot_controller.services.mystery import create_level
+from jackpot_controller.domain.levels import LevelParams
+from jackpot_controller.services.levels import create_level
 from slotsys.adapters.db import Machine
 from slotsys.domain import ledger as L
 from slotsys.domain.security import hash_password, new_token, token_digest
 from slotsys.services.context import ServiceContext
+from slotsys.services.players import reissue_demo_pins, seed_loyalty
+from table_games.services.tables import seed_tables
+from tito.domain.tickets import machine_promo
 from tito.services.cage import MAIN_CAGE
+from tito.services.setup import seed_tito
 
 LINE_GAME = "dragon_pearl_50"
 WAYS_GAME = "tiger_reels_243"
@@ -22,16 +26,35 @@ DEMO_MACHINES = (
     [(f"V{n:03d}", "VIP", "V1" if n <= 5 else "V2", 1_000, LINE_GAME if n % 2 else WAYS_GAME) for n in range(1, 11)]
     + [(f"M{n:03d}", "MASS", f"M{(n - 1) // 5 + 1}", 100, LINE_GAME if n % 2 else WAYS_GAME) for n in range(1, 21)]
 )
-DEMO_STAFF = (("operator", "operator"), ("cashier", "cashier"), ("attendant", "attendant"), ("auditor", "auditor"), ("admin", "admin"))
+DEMO_STAFF = (("operator", "operator"), ("cashier", "cashier"), ("attendant", "attendant"), ("auditor", "auditor"), ("admin", "admin"),
+              ("supervisor", "supervisor"), ("kiosk1", "kiosk"), ("host", "host"), ("pit", "pit"))
 
-# Mass Minor: ₩30,000 → must hit by ₩100,000; 0.5% of every wager on a MASS machine.
-MASS_MINOR = MysteryParams(reset_won=30_000, ceiling_won=100_000, rate_ppm=5_000)
+# The casino's mystery system (issue 4): (code, name, params). Ranges are the casino's; rates are
+# ppm of every qualifying wager (1% = 10,000). Mass Minor comes first (the oldest level).
+# Premium is operator-configured: seeded at ₩1,000,000 - ₩3,000,000, edit it with PATCH.
+DEMO_LEVELS = (
+    ("MASS_MINOR", "Minor", LevelParams("mystery", reset=30_000, ceiling=100_000, rate_ppm=5_000, scope="zone", zone="MASS")),
+    ("MASS_MAJOR", "Major", LevelParams("mystery", reset=300_000, ceiling=1_000_000, rate_ppm=3_000, scope="zone",
+                                        zone="MASS")),
+    ("MASS_GRAND", "Grand", LevelParams("mystery", reset=5_000_000, ceiling=10_000_000, rate_ppm=2_000, scope="zone",
+                                        zone="MASS", reserve_rate_ppm=500)),
+    ("VIP_DRAGON", "Dragon", LevelParams("mystery", reset=30_000_000, ceiling=50_000_000, rate_ppm=3_000, scope="zone",
+                                         zone="VIP", reserve_rate_ppm=500)),
+    ("VIP_TIGER", "Tiger", LevelParams("mystery", reset=30_000_000, ceiling=50_000_000, rate_ppm=2_000, scope="zone",
+                                       zone="VIP", reserve_rate_ppm=500)),
+    ("VIP_PHOENIX", "Phoenix", LevelParams("mystery", reset=30_000_000, ceiling=50_000_000, rate_ppm=1_000,
+                                           scope="zone", zone="VIP", reserve_rate_ppm=500)),
+    ("MEGA", "Mega", LevelParams("mystery", reset=10_000_000, ceiling=100_000_000, rate_ppm=1_000, scope="floor",
+                                 reserve_rate_ppm=500)),
+    ("PREMIUM", "Premium", LevelParams("mystery", reset=1_000_000, ceiling=3_000_000, rate_ppm=1_000, scope="floor")),
+)
 
 
 def machine_accounts(uow, asset: str) -> None:
     uow.ledger.ensure_account(L.machine_credits(asset), L.AccountType.LIABILITY, non_negative=True)
     uow.ledger.ensure_account(L.machine_drop(asset), L.AccountType.ASSET, non_negative=True)
     uow.ledger.ensure_account(L.machine_hold(asset), L.AccountType.REVENUE)
+    uow.ledger.ensure_account(machine_promo(asset), L.AccountType.LIABILITY, non_negative=True)  # promotional credits
 
 
 def add_machine(uow, asset: str, zone: str, bank: str, denomination: int, game: str) -> str:
@@ -65,9 +88,13 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             password = secrets.token_urlsafe(9)
             auth.create_user(uow, username, password, role)
             staff.append({"username": username, "password": password, "role": role})
-        create_level(uow, code="MASS_MINOR", name="Minor", zone="MASS", params=MASS_MINOR, rng=ctx.rng)
+        for code, name, params in DEMO_LEVELS:  # the mystery system (jackpot controller)
+            create_level(uow, code=code, name=name, params=params, rng=ctx.rng)
+        seed_tito(uow, ctx, cashier="cashier", kiosks=[u for u, role in DEMO_STAFF if role == "kiosk"])
+        players = seed_loyalty(uow, ctx)  # program, tiers, accrual rules, demo players (card + PIN)
+        seed_tables(uow)  # one demo table per game (table_games)
         uow.commit()
-    return {"staff": staff, "machines": machines}
+    return {"staff": staff, "machines": machines, "players": players}
 
 
 def reissue_credentials(ctx: ServiceContext) -> dict:
@@ -86,5 +113,6 @@ def reissue_credentials(ctx: ServiceContext) -> dict:
             password = secrets.token_urlsafe(9)
             user.password_hash = hash_password(password)
             creds["staff"].append({"username": username, "password": password, "role": role})
+        creds["players"] = reissue_demo_pins(uow)
         uow.commit()
     return creds

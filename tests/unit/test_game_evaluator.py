@@ -238,7 +238,7 @@ def test_window_is_row_by_reel_and_wraps_around_the_strip():
     for r in range(4):
         for i, s in enumerate(strips):
             assert o.window[r][i] == s[(stops[i] + r) % len(s)]
-    assert o.stops == tuple(stops) and o.variation == "94" and o.bet == g.full_bet()
+    assert o.stops == tuple(stops) and o.variation == "92" and o.bet == g.full_bet()
 
 
 def test_evaluate_is_deterministic_and_spin_reproducible_with_a_seed():
@@ -284,7 +284,7 @@ def test_bad_stops_bets_and_variations_are_refused():
     with pytest.raises(InvalidBet):
         evaluate(g, load_game("tiger_reels_243").full_bet(), [0] * 5)
     with pytest.raises(UnknownVariation):
-        spin(g, bet, SeededRng(1), variation="88")
+        spin(g, bet, SeededRng(1), variation="77")
 
 
 def test_outcome_to_dict_is_json_ready_and_integer_money():
@@ -295,10 +295,11 @@ def test_outcome_to_dict_is_json_ready_and_integer_money():
         o = spin(g, g.resolve_bet(lines=50, multiplier=3), rng)
         d = json.loads(json.dumps(o.to_dict()))
         assert d["stops"] == list(o.stops) and len(d["window"]) == 4
-        assert d["total_win_credits"] == sum(w["pay_credits"] for w in d["wins"])
+        assert d["total_win_credits"] == sum(w["pay_credits"] for w in d["wins"]) + sum(
+            f["win_credits"] for f in d["free_games"])
         assert all(type(w.pay_credits) is int and w.pay_credits > 0 for w in o.wins)
         for w in d["wins"]:
-            assert set(w) == {"kind", "line", "ways", "symbol", "count", "pay_credits", "positions"}
+            assert set(w) == {"kind", "line", "ways", "symbol", "count", "pay_credits", "multiplier", "positions"}
             assert w["kind"] == "scatter" or 1 <= w["line"] <= 50
             seen_win = True
     assert seen_win
@@ -309,8 +310,180 @@ def test_real_games_pay_multiples_of_the_multiplier():
     for gid in ("dragon_pearl_50", "tiger_reels_243"):
         g = load_game(gid)
         strips = g.variation().reels
-        for _ in range(300):
-            stops = [rng.randrange(len(s)) for s in strips]
-            one = evaluate(g, g.bet_options()[-5], stops)  # full lines/reels, multiplier 1
-            ten = evaluate(g, g.full_bet(), stops)  # multiplier 10
+        for k in range(300):
+            seed = rng.randrange(10**9)
+            one = spin(g, g.bet_options()[-5], SeededRng(seed))  # full lines/reels, multiplier 1
+            ten = spin(g, g.full_bet(), SeededRng(seed))  # multiplier 10: the same draws
+            assert ten.stops == one.stops and len(ten.free_games) == len(one.free_games)
             assert ten.total_win_credits == 10 * one.total_win_credits
+
+
+# --------------------------------------------------------------------------- substitution sets
+def test_a_wild_substitutes_only_for_its_declared_set():
+    d = {**LINES, "symbols": [dict(x) for x in LINES["symbols"]]}
+    d["symbols"][4] = {"id": "W", "name": "Wild", "kind": "wild", "pays": {3: 50, 4: 200, 5: 1000}, "substitutes": ["D"]}
+    g = with_window(d, ["X X X X X", "W D D X X", "X X X X X"])
+    assert [(w.symbol, w.count) for w in play(g, lines=1, multiplier=1).wins] == [("D", 3)]
+    g = with_window(d, ["X X X X X", "W A A A X", "X X X X X"])
+    assert play(g, lines=1, multiplier=1).wins == (), "A is not in the wild's set: no A win through a leading wild"
+    g = with_window(d, ["X X X X X", "A A W A X", "X X X X X"])
+    assert play(g, lines=1, multiplier=1).wins == (), "the wild does not continue A"
+    g = with_window(d, ["X X X X X", "W W W A X", "X X X X X"])
+    assert [(w.symbol, w.count, w.pay_credits) for w in play(g, lines=1, multiplier=2).wins] == [("W", 3, 100)]
+
+
+# --------------------------------------------------------------------------- free games
+FREE_LINES = {
+    **LINES,
+    "id": "free_lines",
+    "features": {"free_games": {"trigger": {"symbol": "S", "count": 3}, "games": {3: 2, 4: 4}, "win_multiplier": 3,
+                                "retrigger": True}},
+}
+
+
+def free_lines_game() -> GameDefinition:
+    d = dict(FREE_LINES)
+    # base: stop 0 shows three scatters on the top row; free strips: stop 0 = S S S D D (retrigger), 1 = D x5 line
+    d["variations"] = {"t": {
+        "reels": [["S", "X", "X", "X"], ["S", "X", "X", "X"], ["S", "X", "X", "X"], ["X", "X", "X", "X"], ["X"] * 4],
+        "free_reels": [["S", "D", "X", "X", "D", "X", "X", "X", "X", "X", "X", "X"]] * 3
+        + [["D", "D", "X", "X", "X", "X", "X", "X", "X", "X", "X", "X"]] * 2,
+    }}
+    return parse_game(yaml.safe_dump(d, sort_keys=False))
+
+
+def test_free_games_play_inside_the_paid_game_with_retriggers_and_win_multiplier():
+    g = free_lines_game()
+    bet = g.resolve_bet(lines=1, multiplier=2)
+    # paid game: 3 scatters on the top row (2 × total bet 2 = 4 credits) award 2 free games
+    retrig, plain, blank = [0, 0, 0, 2, 2], [3, 3, 3, 0, 0], [6, 6, 6, 6, 6]
+    o = evaluate(g, bet, [0] * 5, free_stops=[retrig, plain, blank, blank])
+    assert o.free_games_awarded == 2 and o.base_win_credits == 4
+    assert [f.retrigger for f in o.free_games] == [2, 0, 0, 0], "a free game with 3 scatters awards 2 more"
+    f0, f1 = o.free_games[0], o.free_games[1]
+    # free game 1: top row S S S X X (scatter 2 × total bet 2 × 3), middle row D D D X X (line 1: D x3)
+    assert all(w.multiplier == 3 for f in o.free_games for w in f.wins)
+    assert f0.win_credits == sum(w.pay_credits for w in f0.wins)
+    assert [(w.kind, w.symbol, w.count, w.pay_credits) for w in f0.wins] == [
+        ("line", "D", 3, 40 * 2 * 3), ("scatter", "S", 3, 2 * 2 * 3)]
+    assert [(w.symbol, w.count, w.pay_credits) for w in f1.wins] == [("D", 5, 750 * 2 * 3)]  # line 1 = middle row
+    assert o.total_win_credits == o.base_win_credits + sum(f.win_credits for f in o.free_games)
+    assert o.choice == 0 and [f.number for f in o.free_games] == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="free game 4 needs its stops"):
+        evaluate(g, bet, [0] * 5, free_stops=[retrig, plain, blank])
+    with pytest.raises(ValueError, match="only 4 free games"):
+        evaluate(g, bet, [0] * 5, free_stops=[retrig, plain, blank, blank, blank])
+    with pytest.raises(ValueError, match=r"free_stops\[0\]\[1\]"):
+        evaluate(g, bet, [0] * 5, free_stops=[[0, 99, 0, 0, 0], plain])
+    none = evaluate(g, bet, [1] * 5)
+    assert none.free_games == () and none.choice is None and none.total_win_credits == 0
+
+
+def test_ways_wild_multipliers_multiply_and_the_choice_is_taken():
+    d = {**WAYS, "id": "free_ways", "features": {"free_games": {
+        "trigger": {"symbol": "S", "count": 3}, "retrigger": False, "default_choice": 1, "choices": [
+            {"name": "many", "games": 1, "wild_multipliers": {2: 2, 3: 3}},
+            {"name": "few", "games": 1, "wild_multipliers": {2: 5, 3: 10}}]}}}
+    d["variations"] = {"t": {
+        "reels": [["S", "X", "X"]] * 3 + [["X"] * 3] * 2,
+        # free game window (stop 0): rows A W W X X / A X A X X / X X X X X
+        "free_reels": [["A", "A", "X"], ["W", "X", "X"], ["W", "A", "X"], ["X", "X", "X"], ["X", "X", "X"]],
+    }}
+    g = parse_game(yaml.safe_dump(d, sort_keys=False))
+    bet = g.resolve_bet(reels=5, multiplier=2)
+    o = evaluate(g, bet, [0] * 5, choice=0, free_stops=[[0] * 5])
+    (w,) = o.free_games[0].wins
+    # reel 1: 2 A; reel 2: one wild ×2; reel 3: one wild ×3 + one A -> ways = 2 × 2 × (3 + 1) = 16
+    assert (w.symbol, w.count, w.ways, w.pay_credits) == ("A", 3, 16, 5 * 16 * 2)
+    o = evaluate(g, bet, [0] * 5, free_stops=[[0] * 5])  # default choice 1: ×5, ×10
+    assert o.choice == 1 and o.free_games[0].wins[0].ways == 2 * 5 * 11
+    # in the paid game a wild counts once
+    base = with_window(WAYS, ["A W W X X", "A X A X X", "X X X X X"])
+    assert play(base, reels=5, multiplier=1).wins[0].ways == 2 * 1 * 2
+    with pytest.raises(InvalidBet) as e:
+        evaluate(g, bet, [0] * 5, choice=2, free_stops=[[0] * 5])
+    assert e.value.field == "choice"
+
+
+def test_progressive_combination_reported_only_on_a_qualifying_bet():
+    d = {**LINES, "id": "prog", "symbols": LINES["symbols"] + [{"id": "J", "name": "Jackpot", "kind": "bonus"}],
+         "features": {"progressive": [{"level": "GRAND", "symbol": "J", "count": 5, "min_bet": "max"},
+                                      {"level": "MAJOR", "symbol": "J", "count": 4, "min_bet": 3}]}}
+    g = with_window(d, ["J X X X X", "X J J X X", "X X X J J"])
+    assert play(g, lines=5, multiplier=5).progressive == ("GRAND",), "the highest level of the symbol only"
+    assert play(g, lines=3, multiplier=1).progressive == ("MAJOR",)
+    assert play(g, lines=1, multiplier=2).progressive == ()
+    g4 = with_window(d, ["J X X X X", "X J J X X", "X X X J X"])
+    assert play(g4, lines=5, multiplier=5).progressive == ("MAJOR",)
+    o = play(g, lines=5, multiplier=5)
+    assert o.total_win_credits == 0, "a progressive is reported, never paid by the game math"
+
+
+def test_award_guard_flags_a_total_above_the_maximum():
+    d = {**LINES, "id": "guard", "max_award_credits": 3749}
+    g = with_window(d, ["X X X X X", "D D D D D", "X X X X X"])
+    o = play(g, lines=1, multiplier=5)
+    assert o.total_win_credits == 3750 and o.max_award_credits == 3749 and o.exceeds_max_award
+    assert o.to_dict()["exceeds_max_award"] is True
+    assert not play(g, lines=1, multiplier=2).exceeds_max_award
+    assert not play(with_window(LINES, ["X X X X X", "D D D D D", "X X X X X"]), lines=1, multiplier=5).exceeds_max_award
+
+
+# --------------------------------------------------------------------------- one evaluator, live and math
+@pytest.mark.parametrize("game_id", ["dragon_pearl_50", "tiger_reels_243"])
+def test_live_spin_replays_exactly_through_evaluate(game_id):
+    """Live play (spin) and the math (evaluate on recorded stops) are the same evaluator."""
+    g = load_game(game_id)
+    rng = SeededRng(99)
+    features = 0
+    for i in range(3000):
+        bet = g.bet_options()[i % len(g.bet_options())]
+        choice = (i % len(g.free_games.choices)) if g.free_games.has_choice else None
+        o = spin(g, bet, rng, choice=choice)
+        features += bool(o.free_games)
+        again = evaluate(g, bet, o.stops, choice=choice, free_stops=[f.stops for f in o.free_games])
+        assert again == o
+    assert features >= 10, "the sample must include free games"
+
+
+@pytest.mark.parametrize("game_id", ["dragon_pearl_50", "tiger_reels_243"])
+def test_simulator_tables_agree_with_the_evaluator(game_id):
+    """The vectorised simulator scores paid games exactly as the evaluator does (every bet size)."""
+    import numpy as np
+
+    from slotsys.domain.sim import Simulator
+
+    g = load_game(game_id)
+    rng = SeededRng(5)
+    seen = set()
+    for bet in g.bet_options():
+        if (bet.lines, bet.reels) in seen and bet.multiplier != 3:
+            continue
+        seen.add((bet.lines, bet.reels))
+        sim = Simulator(g, bet, "88")
+        outs = [spin(g, bet, rng, variation="88") for _ in range(400)]
+        wins, _ = sim.base_pays(np.array([o.stops for o in outs]))
+        assert wins.tolist() == [o.base_win_credits for o in outs]
+
+
+def test_live_reel_stops_are_uniform_chi_square_over_a_million_draws():
+    """Live play draws stops with the CSPRNG: 200,000 paid games × 5 reels = 1,000,000 draws;
+    each reel's stop counts pass a chi-square test at p = 10⁻⁶ (Wilson–Hilferty critical value)."""
+    from slotsys.domain.evaluator import draw_stops
+
+    g = load_game("tiger_reels_243")
+    strips = g.variation().reels
+    rng = SystemRng()
+    counts = [[0] * len(s) for s in strips]
+    for _ in range(200_000):
+        for i, t in enumerate(draw_stops(strips, rng)):
+            counts[i][t] += 1
+    z = 4.753  # one-sided standard normal quantile for p = 1e-6
+    for c in counts:
+        n, k = sum(c), len(c)
+        exp = n / k
+        chi2 = sum((x - exp) ** 2 / exp for x in c)
+        df = k - 1
+        crit = df * (1 - 2 / (9 * df) + z * (2 / (9 * df)) ** 0.5) ** 3
+        assert chi2 < crit, (chi2, crit)
+        assert min(c) > 0

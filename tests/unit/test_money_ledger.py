@@ -50,3 +50,4 @@ def test_spin_entry_nets_per_account():
     # credits are a liability: 4,000 debit-positive = 4,000 fewer credits owed to the player
     assert L.normal_balance(-10_000 + 4_000, L.AccountType.LIABILITY) == 6_000
     assert L.violates_non_negative(1, L.AccountType.LIABILITY)
+

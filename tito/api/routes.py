@@ -1,15 +1,34 @@
-"""Ticket API: cashier lookup and redemption; barcode images."""
+"""TITO API: tickets (look-up, images, printable ticket), machine two-phase ticket-in, cage
+drawer sessions and redemption, kiosks, supervisor actions, reports. Thin: each route
+validates its body (pydantic), names the caller and calls one service."""
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from apiflask import APIBlueprint
-from flask import Response
+from flask import Response, current_app, request
+from pydantic import Field
 
 from slotsys.api.common import AUTH_DOC, StrictModel, Won, idem_key, principal, reply, services
 from tito.domain.rendering import itf_barcode_png, qr_png
+from tito.services.container import TitoServices
 from tito.services.tickets import parse_number
 
 bp = APIBlueprint("tickets", __name__, url_prefix="/api/v1", tag="Tickets")
+
+WonOrZero = Annotated[int, Field(strict=True, ge=0, le=10**12, description="integer won")]
+Code = Annotated[str, Field(min_length=1, max_length=20)]
+Reason = Annotated[str, Field(min_length=1, max_length=200)]
+Txn = Annotated[str, Field(min_length=1, max_length=32)]
+Int24 = Annotated[int, Field(strict=True, ge=0, le=0xFFFFFF)]
+
+
+def tito() -> TitoServices:
+    ext = current_app.extensions
+    if "tito" not in ext:
+        ext["tito"] = TitoServices.build(services().ctx)
+    return ext["tito"]
 
 
 class RedeemIn(StrictModel):
@@ -17,17 +36,57 @@ class RedeemIn(StrictModel):
     amount: Won | None = None
 
 
+class NumberIn(StrictModel):
+    validation_number: str
+
+
+class HoldIn(StrictModel):
+    validation_number: str
+    transaction_id: Txn
+
+
+class RejectIn(HoldIn):
+    reason: Annotated[str, Field(max_length=100)] | None = None
+
+
+class SessionIn(StrictModel):
+    drawer: Code
+    opening_float: WonOrZero
+
+
+class CloseIn(StrictModel):
+    counted_cash: WonOrZero
+
+
+class FillIn(StrictModel):
+    amount: Won
+
+
+class ReasonIn(StrictModel):
+    reason: Reason
+
+
+class PromoIn(StrictModel):
+    amount: Won
+    station: Code | None = None
+
+
+class ValidationIn(StrictModel):
+    scheme: Literal["system", "sas"]
+    sas_validation_id: Int24 | None = None
+    sas_sequence: Int24 | None = None
+
+
+def _range() -> tuple[str | None, str | None]:
+    return request.args.get("from"), request.args.get("to")
+
+
+# ------------------------------------------------------------------ tickets
 @bp.get("/tickets/<number>")
-@bp.doc(summary="Look a ticket up by validation number (cashier, auditor, operator)", **AUTH_DOC)
+@bp.doc(summary="Look a ticket up: status as of now and its event trail (cashier, auditor, operator, supervisor)",
+        **AUTH_DOC)
 def lookup(number: str):
     return services().cage.lookup(principal(), number)
-
-
-@bp.post("/cage/redeem")
-@bp.input(RedeemIn, arg_name="body")
-@bp.doc(summary="Pay a ticket in cash at the cage, exactly once (cashier); needs Idempotency-Key", **AUTH_DOC)
-def redeem(body: RedeemIn):
-    return reply(*services().cage.redeem(principal(), body.validation_number, body.amount, idem_key()))
 
 
 @bp.get("/tickets/<number>/barcode.png")
@@ -42,3 +101,180 @@ def barcode(number: str):
 def qr(number: str):
     principal()
     return Response(qr_png(parse_number(number)), mimetype="image/png")
+
+
+@bp.get("/tickets/<number>/ticket.png")
+@bp.doc(summary="The printable ticket, 156 × 65 mm, as a PNG (?dpi=203|300; the issuing machine or staff)",
+        **AUTH_DOC)
+def ticket_png(number: str):
+    dpi = 203 if request.args.get("dpi") == "203" else 300
+    return Response(tito().printing.png(principal(), number, dpi=dpi), mimetype="image/png")
+
+
+@bp.get("/tickets/<number>/ticket.pdf")
+@bp.doc(summary="The printable ticket, 156 × 65 mm, as a PDF (the issuing machine or staff)", **AUTH_DOC)
+def ticket_pdf(number: str):
+    return Response(tito().printing.pdf(principal(), number), mimetype="application/pdf",
+                    headers={"Content-Disposition": f'inline; filename="ticket-{number}.pdf"'})
+
+
+@bp.post("/tickets/<number>/void")
+@bp.input(ReasonIn, arg_name="body")
+@bp.doc(summary="Void an unredeemed ticket with a reason (supervisor); needs Idempotency-Key", **AUTH_DOC)
+def void(number: str, body: ReasonIn):
+    return reply(*tito().admin.void(principal(), number, body.reason, idem_key()))
+
+
+@bp.post("/tickets/<number>/expiry-override")
+@bp.input(ReasonIn, arg_name="body")
+@bp.doc(summary="Approve paying one expired ticket at the cage (supervisor; logged)", **AUTH_DOC)
+def expiry_override(number: str, body: ReasonIn):
+    return tito().admin.approve_expired(principal(), number, body.reason)
+
+
+@bp.post("/tickets/promotional")
+@bp.input(PromoIn, arg_name="body")
+@bp.doc(summary="Print a promotional ticket at a station (supervisor, operator); needs Idempotency-Key", **AUTH_DOC)
+def promotional(body: PromoIn):
+    return reply(*tito().admin.issue_promotional(principal(), body.amount, body.station, idem_key()))
+
+
+# --------------------------------------------------------- machine ticket-in
+@bp.post("/machines/<asset>/ticket-in/authorize")
+@bp.input(NumberIn, arg_name="body")
+@bp.doc(summary="Ticket-in phase 1: hold a ticket for this machine (15 s); needs Idempotency-Key", **AUTH_DOC)
+def ticket_in_authorize(asset: str, body: NumberIn):
+    return reply(*tito().machine.authorize(principal(), asset, body.validation_number, idem_key()))
+
+
+@bp.post("/machines/<asset>/ticket-in/commit")
+@bp.input(HoldIn, arg_name="body")
+@bp.doc(summary="Ticket-in phase 2: the ticket is stacked, credit it; needs Idempotency-Key", **AUTH_DOC)
+def ticket_in_commit(asset: str, body: HoldIn):
+    return reply(*tito().machine.commit(principal(), asset, body.validation_number, body.transaction_id, idem_key()))
+
+
+@bp.post("/machines/<asset>/ticket-in/reject")
+@bp.input(RejectIn, arg_name="body")
+@bp.doc(summary="Ticket-in phase 2: the ticket was returned, release it; needs Idempotency-Key", **AUTH_DOC)
+def ticket_in_reject(asset: str, body: RejectIn):
+    return reply(*tito().machine.reject(principal(), asset, body.validation_number, body.transaction_id, body.reason,
+                                        idem_key()))
+
+
+@bp.post("/machines/<asset>/handpay")
+@bp.doc(summary="Pay a machine's cashable credits by hand with a handpay receipt (attendant); needs Idempotency-Key",
+        **AUTH_DOC)
+def handpay(asset: str):
+    return reply(*tito().admin.handpay(principal(), asset, idem_key()))
+
+
+@bp.get("/machines/<asset>/validation")
+@bp.doc(summary="A machine's validation scheme (the machine, operator, auditor)", **AUTH_DOC)
+def get_validation(asset: str):
+    return tito().admin.validation(principal(), asset)
+
+
+@bp.put("/machines/<asset>/validation")
+@bp.input(ValidationIn, arg_name="body")
+@bp.doc(summary="Set a machine's validation scheme: system or SAS secure enhanced (operator)", **AUTH_DOC)
+def set_validation(asset: str, body: ValidationIn):
+    return tito().admin.set_validation(principal(), asset, body.scheme, body.sas_validation_id, body.sas_sequence)
+
+
+# --------------------------------------------------------------------- cage
+@bp.post("/cage/redeem")
+@bp.input(RedeemIn, arg_name="body")
+@bp.doc(summary="Pay a ticket in cash from the cashier's open drawer, exactly once (cashier); needs Idempotency-Key",
+        **AUTH_DOC)
+def redeem(body: RedeemIn):
+    return reply(*services().cage.redeem(principal(), body.validation_number, body.amount, idem_key()))
+
+
+@bp.post("/cage/sessions")
+@bp.input(SessionIn, arg_name="body")
+@bp.doc(summary="Open a drawer session with a float from the cage bank (cashier); needs Idempotency-Key", **AUTH_DOC)
+def open_session(body: SessionIn):
+    return reply(*tito().cage.open_session(principal(), body.drawer, body.opening_float, idem_key()))
+
+
+@bp.get("/cage/sessions/current")
+@bp.doc(summary="The cashier's open drawer session; expected cash = the drawer's ledger balance (cashier)",
+        **AUTH_DOC)
+def current_session():
+    return tito().cage.current_session(principal())
+
+
+@bp.post("/cage/sessions/current/close")
+@bp.input(CloseIn, arg_name="body")
+@bp.doc(summary="Count out and close the drawer; variance posted (cashier); needs Idempotency-Key", **AUTH_DOC)
+def close_session(body: CloseIn):
+    return reply(*tito().cage.close_session(principal(), body.counted_cash, idem_key()))
+
+
+# ------------------------------------------------------------------- kiosks
+@bp.post("/kiosk/redeem")
+@bp.input(NumberIn, arg_name="body")
+@bp.doc(summary="Pay a ticket from this kiosk's cassette, exactly once (kiosk); needs Idempotency-Key", **AUTH_DOC)
+def kiosk_redeem(body: NumberIn):
+    return reply(*tito().kiosk.redeem(principal(), body.validation_number, idem_key()))
+
+
+@bp.get("/kiosks/<code>")
+@bp.doc(summary="A kiosk's cassette balance (the kiosk, cashier, supervisor, auditor)", **AUTH_DOC)
+def kiosk_status(code: str):
+    return tito().kiosk.status(principal(), code)
+
+
+@bp.post("/kiosks/<code>/fill")
+@bp.input(FillIn, arg_name="body")
+@bp.doc(summary="Fill a kiosk's cassette from the cage bank (cashier, supervisor); needs Idempotency-Key", **AUTH_DOC)
+def kiosk_fill(code: str, body: FillIn):
+    return reply(*tito().kiosk.fill(principal(), code, body.amount, idem_key()))
+
+
+# ------------------------------------------------------------------ reports
+_REPORT_DOC = "Dates are casino-local, ?from=YYYY-MM-DD&to=YYYY-MM-DD inclusive (default today)"
+
+
+@bp.get("/tito/reports/issued")
+@bp.doc(summary="Tickets issued by date, machine and type (auditor)", description=_REPORT_DOC, **AUTH_DOC)
+def report_issued():
+    return tito().reports.issued(principal(), *_range())
+
+
+@bp.get("/tito/reports/redeemed")
+@bp.doc(summary="Tickets redeemed by date and channel (auditor)", description=_REPORT_DOC, **AUTH_DOC)
+def report_redeemed():
+    return tito().reports.redeemed(principal(), *_range())
+
+
+@bp.get("/tito/reports/outstanding")
+@bp.doc(summary="Outstanding ticket liability by issue date and sequence, against the ledger (auditor)", **AUTH_DOC)
+def report_outstanding():
+    return tito().reports.outstanding(principal())
+
+
+@bp.get("/tito/reports/expired")
+@bp.doc(summary="Expired tickets, unpaid and honoured (auditor)", description=_REPORT_DOC, **AUTH_DOC)
+def report_expired():
+    return tito().reports.expired(principal(), *_range())
+
+
+@bp.get("/tito/reports/voided")
+@bp.doc(summary="Voided tickets with who, when, why (auditor)", description=_REPORT_DOC, **AUTH_DOC)
+def report_voided():
+    return tito().reports.voided(principal(), *_range())
+
+
+@bp.get("/tito/reports/reconciliation")
+@bp.doc(summary="Each machine's tickets-out / tickets-in meters against the tickets on file (auditor)", **AUTH_DOC)
+def report_reconciliation():
+    return tito().reports.reconciliation(principal())
+
+
+@bp.get("/tito/reports/security")
+@bp.doc(summary="Unknown / mistyped presentations, refusals, lock-outs, voids (auditor, supervisor)",
+        description=_REPORT_DOC, **AUTH_DOC)
+def report_security():
+    return tito().reports.security(principal(), *_range())

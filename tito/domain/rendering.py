@@ -26,7 +26,7 @@ from qrcode.constants import ERROR_CORRECT_M
 
 from tito.domain.validation import LENGTH, format_for_reading
 
-__all__ = ["itf_barcode_png", "qr_png"]
+__all__ = ["itf_barcode_png", "itf_modules", "qr_png"]
 
 _MM_PER_INCH: Final = 25.4
 _NARROW_MODULES: Final = 2  # a narrow element is 2 modules ...
@@ -48,6 +48,22 @@ def _png(image: Image.Image, dpi: int) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", dpi=(dpi, dpi))
     return buffer.getvalue()
+
+
+def itf_modules(number: str) -> str:
+    """The Interleaved 2 of 5 symbol of exactly the 18 digits of ``number`` as a module string.
+
+    ``"1"`` is one bar module, ``"0"`` one space module, start and stop patterns
+    included, quiet zones not; a narrow element is 2 modules and a wide one 5
+    (wide:narrow = 2.5:1). Every renderer (PNG here, the printable ticket's PNG and
+    PDF) draws these same modules. Raises ``ValueError`` unless ``number`` is a
+    ``str`` of exactly 18 ASCII digits.
+    """
+    number = _require_18_digits(number, "ITF barcode")
+    symbol = ITF(number, narrow=_NARROW_MODULES, wide=_WIDE_MODULES)
+    if symbol.get_fullcode() != number:  # python-barcode must not have padded or changed it
+        raise ValueError(f"ITF encoder changed the number: {symbol.get_fullcode()!r} != {number!r}")
+    return symbol.build()[0]
 
 
 def itf_barcode_png(
@@ -85,10 +101,7 @@ def itf_barcode_png(
     x_px = module_px * _NARROW_MODULES
     bar_height_px = max(1, round(height_mm * dots_per_mm))
 
-    symbol = ITF(number, narrow=_NARROW_MODULES, wide=_WIDE_MODULES)
-    if symbol.get_fullcode() != number:  # python-barcode must not have padded or changed it
-        raise ValueError(f"ITF encoder changed the number: {symbol.get_fullcode()!r} != {number!r}")
-    modules = symbol.build()[0]  # "1" = bar module, "0" = space module
+    modules = itf_modules(number)
 
     quiet_px = _QUIET_ZONE_X * x_px
     margin_px = x_px

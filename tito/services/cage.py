@@ -1,39 +1,210 @@
-"""The cage: cashiers look tickets up and pay them in cash from the cage drawer."""
+"""The cage: cashiers open a drawer session, pay tickets in cash from it, and count out.
+
+Accounts: the cage bank ``cage:MAIN:drawer`` (asset, the opening float from house capital)
+and one drawer per cashier station ``cage:MAIN:drawer:<drawer>`` (asset, non-negative).
+The drawer's **expected cash is its ledger balance**: opening float moved from the bank,
+minus every ticket paid from it. At close the cashier's count is compared with it; the
+variance is posted to ``cage:MAIN:variance`` and the counted cash goes back to the bank,
+all in one balanced entry.
+
+Expired tickets: refused unless a supervisor approved paying that ticket
+(``POST /api/v1/tickets/<vn>/expiry-override``, logged on the ticket), the house rule the
+reference allows (G2S; GLI-13). Promotional tickets are never paid at the cage.
+"""
 
 from __future__ import annotations
 
 from slotsys.domain import ledger as L
+from slotsys.domain.errors import Conflict, ValidationFailed
+from slotsys.domain.money import MoneyError, require_won
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
+from tito.adapters.repo import DrawerRepo, TicketRepo
+from tito.adapters.tables import DrawerSession
+from tito.domain.tickets import CAGE
 from tito.services import tickets as T
 
 MAIN_CAGE = "MAIN"
+
+
+def cage_bank(cage: str = MAIN_CAGE) -> str:
+    """Asset account: the cage's bank (vault), source and sink of drawer floats."""
+    return L.cage_drawer(cage)
+
+
+def drawer_account(drawer: str, cage: str = MAIN_CAGE) -> str:
+    """Asset account (non-negative): one cashier drawer's cash."""
+    return f"cage:{cage}:drawer:{drawer}"
+
+
+def cage_variance(cage: str = MAIN_CAGE) -> str:
+    """Revenue account: drawer overages (credit) and shortages (debit) found at count-out."""
+    return f"cage:{cage}:variance"
+
+
+class NoOpenDrawer(Conflict):
+    code = "no-open-drawer-session"
+    title = "No open drawer session"
+
+
+def _session_view(uow, ds: DrawerSession) -> dict:
+    n, paid = DrawerRepo(uow.session).redeemed_in(ds.id)
+    view = {
+        "session": ds.id, "cage": ds.cage, "drawer": ds.drawer, "cashier": ds.cashier, "status": ds.status,
+        "opened_at": ds.opened_at.isoformat(), "opening_float": ds.opening_float,
+        "tickets_paid": n, "tickets_paid_amount": paid,
+    }
+    if ds.status == "open":
+        view["expected_cash"] = uow.ledger.balance(drawer_account(ds.drawer, ds.cage))
+    else:
+        view.update(closed_at=ds.closed_at.isoformat(), expected_cash=ds.expected_cash, counted_cash=ds.counted_cash,
+                    variance=ds.variance)
+    return view
+
+
+def _won(value: object, field: str, *, positive: bool = True) -> int:
+    try:
+        return require_won(value, field=field, positive=positive)
+    except MoneyError as e:
+        raise ValidationFailed(str(e), field=field) from None
+
+
+def open_drawer_session(uow, ctx: ServiceContext, cashier: str, drawer: str, opening_float: int,
+                        cage: str = MAIN_CAGE) -> DrawerSession:
+    """Open ``drawer`` for ``cashier`` with ``opening_float`` won from the cage bank (in ``uow``).
+
+    Ledger: ``Dr cage:<cage>:drawer:<drawer> / Cr cage:<cage>:drawer`` (the bank). 409 if the
+    cashier or the drawer already has an open session, or the bank cannot cover the float.
+    """
+    repo = DrawerRepo(uow.session)
+    if repo.open_for_cashier(cashier) is not None:
+        raise Conflict(f"cashier {cashier} already has an open drawer session", field="drawer")
+    key = f"{cage}/{drawer}"
+    if repo.open_for_drawer(key) is not None:
+        raise Conflict(f"drawer {drawer} is already open", field="drawer")
+    account = drawer_account(drawer, cage)
+    uow.ledger.ensure_account(account, L.AccountType.ASSET, non_negative=True)
+    if uow.ledger.balance(account) != 0:  # pragma: no cover - a closed drawer is always emptied
+        raise Conflict(f"drawer {drawer} still holds cash from an earlier session", field="drawer")
+    ds = repo.add(DrawerSession(cage=cage, drawer=drawer, cashier=cashier, status="open", open_drawer=key,
+                                open_cashier=cashier, opening_float=opening_float, opened_at=ctx.clock.now()))
+    e = L.EntryBuilder("cage.drawer_open", f"opening float of drawer {drawer} ({cashier})")
+    e.add(debit=account, credit=cage_bank(cage), amount=opening_float)
+    if not e.empty:
+        uow.ledger.post(e.build({"cage": cage, "drawer": drawer, "session": ds.id}),
+                        labels={cage_bank(cage): f"the {cage} cage bank"})
+    return ds
 
 
 class CageService:
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
+    # ---------------------------------------------------------------- tickets
     def lookup(self, principal: Principal, raw_number: object) -> dict:
-        require_role(principal, "cashier", "auditor", "operator")
+        """A ticket on file with its status as of now and its event trail (cashier, auditor, operator,
+        supervisor). 404 not on file; 422 malformed / check digit wrong."""
+        require_role(principal, "cashier", "auditor", "operator", "supervisor")
         vn = T.parse_number(raw_number)
         with self.ctx.uow(readonly=True) as uow:
-            return T.lookup(uow, vn)
+            return T.lookup(uow, vn, self.ctx.clock.now())
 
-    def redeem(self, principal: Principal, raw_number: object, amount: int | None, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Pay a cashable ticket in cash at the cage, exactly once.
+    def redeem(self, principal: Principal, raw_number: object, amount: int | None,
+               idem_key: str | None) -> tuple[int, dict, bool]:
+        """Pay a ticket in cash from the cashier's open drawer, exactly once (needs Idempotency-Key).
 
-        Ledger: Dr ``tito:outstanding`` / Cr ``cage:MAIN:drawer``. ``amount``, when given,
-        must equal the amount on file (the cashier keys what the ticket face says).
+        ``amount``, when given, must equal the amount on file (the cashier keys what the face
+        says; 422 ``ticket-amount-mismatch`` otherwise). Ledger: ``Dr tito:outstanding /
+        Cr cage:MAIN:drawer:<drawer>``. Pays cashable tickets and handpay receipts; refuses
+        promotional tickets (409), expired ones without a supervisor's approval (409), and
+        every other refusal in :mod:`tito.services.tickets`; 409 ``no-open-drawer-session``.
+        Response: ``{"ticket", "paid", "drawer" (its expected cash after paying), "session",
+        "honoured_expired"}``.
         """
         require_role(principal, "cashier")
-        vn = T.parse_number(raw_number)
+
+        def run(vn: str):
+            def fn(uow) -> dict:
+                ds = DrawerRepo(uow.session).open_for_cashier(principal.name)
+                if ds is None:
+                    raise NoOpenDrawer("open a drawer session before paying tickets", field="drawer")
+                t = T.lock_for_presentation(uow, self.ctx, vn, channel=CAGE, location=ds.cage, terminal=principal.id,
+                                            expected_amount=amount)
+                expired = t.expires_at <= self.ctx.clock.now() or t.status == "expired"
+                account = drawer_account(ds.drawer, ds.cage)
+                view = T.redeem_locked(uow, self.ctx, t, channel=CAGE, location=ds.cage, by=principal.name,
+                                       credit_account=account, session_id=ds.id,
+                                       event="honoured_expired" if expired else "redeemed", drawer=ds.drawer,
+                                       approved_by=t.expiry_override_by if expired else None)
+                return {"ticket": view, "paid": view["amount"], "drawer": uow.ledger.balance(account),
+                        "session": ds.id, "honoured_expired": expired}
+
+            fp = fingerprint("POST", "cage/redeem", [vn, amount])
+            return run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+
+        r = T.presenting(self.ctx, terminal=principal.id, channel=CAGE, location=MAIN_CAGE, raw=raw_number, run=run)
+        return r.status, r.body, r.replayed
+
+    # ---------------------------------------------------------------- drawer
+    def open_session(self, principal: Principal, drawer: str, opening_float: object,
+                     idem_key: str | None) -> tuple[int, dict, bool]:
+        """Open a drawer session with an opening float (won) from the cage bank (cashier; Idempotency-Key)."""
+        require_role(principal, "cashier")
+        if not drawer or len(drawer) > 20 or not drawer.replace("-", "").isalnum():
+            raise ValidationFailed("drawer is 1-20 letters, digits or '-'", field="drawer")
+        amount = _won(opening_float, "opening_float", positive=False)
 
         def fn(uow) -> dict:
-            t = T.redeem(uow, self.ctx, vn, channel="cage", location=MAIN_CAGE, by=principal.name,
-                         credit_account=L.cage_drawer(MAIN_CAGE), expected_amount=amount)
-            return {"ticket": t, "paid": t["amount"], "drawer": uow.ledger.balance(L.cage_drawer(MAIN_CAGE))}
+            ds = open_drawer_session(uow, self.ctx, principal.name, drawer, amount)
+            return _session_view(uow, ds)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "cage/redeem", [vn, amount]), fn)
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "cage/sessions", [drawer, amount]), fn,
+                     status=201)
+        return r.status, r.body, r.replayed
+
+    def current_session(self, principal: Principal) -> dict:
+        """The cashier's open session: float, tickets paid, expected cash (= the drawer's ledger balance)."""
+        require_role(principal, "cashier")
+        with self.ctx.uow(readonly=True) as uow:
+            ds = DrawerRepo(uow.session).open_for_cashier(principal.name)
+            if ds is None:
+                raise NoOpenDrawer("no open drawer session", field="drawer")
+            return _session_view(uow, ds)
+
+    def close_session(self, principal: Principal, counted_cash: object, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Count out: variance = counted − expected (ledger); the counted cash returns to the bank.
+
+        One entry: shortage ``Dr cage:MAIN:variance / Cr drawer`` or overage ``Dr drawer /
+        Cr cage:MAIN:variance``, then ``Dr bank / Cr drawer`` for the counted cash, leaving
+        the drawer at 0. (cashier; Idempotency-Key; 409 if no open session.)
+        """
+        require_role(principal, "cashier")
+        counted = _won(counted_cash, "counted_cash", positive=False)
+
+        def fn(uow) -> dict:
+            ds = DrawerRepo(uow.session).open_for_cashier(principal.name, for_update=True)
+            if ds is None:
+                raise NoOpenDrawer("no open drawer session", field="drawer")
+            account = drawer_account(ds.drawer, ds.cage)
+            expected = uow.ledger.balance(account)
+            variance = counted - expected
+            e = L.EntryBuilder("cage.drawer_close", f"count-out of drawer {ds.drawer} ({ds.cashier})")
+            if variance < 0:
+                e.add(debit=cage_variance(ds.cage), credit=account, amount=-variance, memo="shortage")
+            elif variance > 0:
+                e.add(debit=account, credit=cage_variance(ds.cage), amount=variance, memo="overage")
+            e.add(debit=cage_bank(ds.cage), credit=account, amount=counted, memo="counted cash to the bank")
+            if not e.empty:
+                uow.ledger.ensure_account(cage_variance(ds.cage), L.AccountType.REVENUE)
+                uow.ledger.post(e.build({"cage": ds.cage, "drawer": ds.drawer, "session": ds.id}))
+            ds.status, ds.open_drawer, ds.open_cashier = "closed", None, None
+            ds.closed_at, ds.expected_cash, ds.counted_cash, ds.variance = self.ctx.clock.now(), expected, counted, variance
+            uow.session.flush()
+            TicketRepo(uow.session).log("drawer_closed", actor=principal.id, at=ds.closed_at, channel=CAGE,
+                                        location=ds.cage, session=ds.id, expected=expected, counted=counted,
+                                        variance=variance)
+            return _session_view(uow, ds)
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "cage/sessions/close", counted), fn)
         return r.status, r.body, r.replayed

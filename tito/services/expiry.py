@@ -1,14 +1,46 @@
-"""Ticket expiry (run by Celery beat)."""
+"""Ticket expiry and hold release (Celery beat: ``tito.expire_tickets``, ``tito.release_ticket_holds``).
+
+Expiry only changes the status (``issued → expired``); the ticket stays outstanding
+liability on ``tito:outstanding`` until the cage honours it with a supervisor's approval
+or a supervisor voids it as breakage (see :mod:`tito.services.admin`). Releasing a hold
+returns a ticket whose machine never committed to ``issued`` (it already counted as
+issued for every channel once the hold passed).
+"""
 
 from __future__ import annotations
 
+import structlog
+
 from slotsys.services.context import ServiceContext
+from tito.adapters.repo import TicketRepo
+
+log = structlog.get_logger("tito")
 
 
 def expire_tickets(ctx: ServiceContext) -> int:
-    """Mark issued tickets past their expiry as expired; returns how many. The ledger keeps
-    them as outstanding liability (the cage may still honour them by house rule)."""
+    """Mark unredeemed tickets past their expiry as expired; returns how many. Logged per run."""
     with ctx.uow() as uow:
-        n = uow.tickets.expire_due(ctx.clock.now())
+        now = ctx.clock.now()
+        repo = TicketRepo(uow.session)
+        n = repo.expire_due(now)
+        if n:
+            repo.log("expiry_run", actor="system:beat", at=now, expired=n)
         uow.commit()
-        return n
+    if n:
+        log.info("tito.tickets_expired", count=n)
+    return n
+
+
+def release_holds(ctx: ServiceContext) -> int:
+    """Pending tickets whose machine never committed within the hold → issued; returns how many."""
+    with ctx.uow() as uow:
+        now = ctx.clock.now()
+        repo = TicketRepo(uow.session)
+        released = repo.release_expired_holds(now)
+        for tid, _vn, loc in released:
+            repo.log("released", actor="system:beat", at=now, ticket_id=tid, channel="machine", location=loc,
+                     reason="hold expired without commit")
+        uow.commit()
+    if released:
+        log.info("tito.holds_released", count=len(released))
+    return len(released)

@@ -1,35 +1,82 @@
-"""Ticket use cases: issue on cash-out, look up, redeem (cage or another machine).
+"""Ticket use cases shared by every channel: issue, present, redeem, look up.
 
-Redemption is one atomic state change ``issued → redeemed`` (a conditional UPDATE on a
-row locked FOR UPDATE), so a ticket pays once whichever channel presents it, and the
-second presentation is told when and where it was paid (reference: TITO incidents).
+Issue (SAS §15 / G2S voucher class): a machine's cash-out prints one ticket per credit
+type (cashable, promotional); an attendant's handpay prints a handpay receipt; a station
+prints promotional tickets. Each issue is one balanced journal entry
+``Dr <source> / Cr tito:outstanding`` in the issuing transaction.
+
+Present: every channel (machine, cage, kiosk) goes through :func:`lock_for_presentation`:
+the ticket row is locked ``FOR UPDATE`` and judged by the pure
+:func:`tito.domain.tickets.check_presentation`, so a ticket pays once whichever channel
+presents it, and the others are told *why not* with a distinct problem type:
+
+=====================================  ======  ========================================
+refusal                                status  problem type
+=====================================  ======  ========================================
+malformed number                       422     validation-failed
+check digit wrong (mistyped)           422     check-digit-wrong
+not on file                            404     ticket-not-on-file
+already redeemed (where, when)         409     ticket-already-redeemed
+in process at another location         409     ticket-pending-elsewhere
+expired                                409     ticket-expired
+voided (when, by whom, why)            409     ticket-voided
+amount differs from the one on file    422     ticket-amount-mismatch (field ``amount``)
+promotional ticket at the cage         409     ticket-promotional-not-cashable
+type not paid by this channel          409     ticket-not-accepted-here
+terminal locked out (brute force)      429     too-many-unknown-tickets
+=====================================  ======  ========================================
+
+Redeem: :func:`redeem_locked` posts ``Dr tito:outstanding / Cr <channel account>`` and
+moves the row ``from_status → redeemed`` with a conditional UPDATE, in the caller's
+transaction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
+
+import structlog
 
 from slotsys.adapters.db import Machine
 from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, NotFound, ValidationFailed
+from slotsys.domain.errors import Conflict, DomainError, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.services.context import ServiceContext
+from tito.adapters.repo import TicketRepo
 from tito.adapters.tables import Ticket
+from tito.domain import guard as G
+from tito.domain.tickets import (
+    CASHABLE,
+    HANDPAY_RECEIPT,
+    PROMOTIONAL,
+    Refusal,
+    TicketSnapshot,
+    check_presentation,
+    effective_status,
+    machine_promo,
+)
 from tito.domain.validation import (
     CheckDigitError,
     InvalidValidationNumber,
+    SasSecureEnhanced,
     SystemValidation,
     format_for_reading,
     normalize,
 )
+from tito.settings import get_tito_settings
+
+log = structlog.get_logger("tito")
+
+TICKETS_VOIDS = "tito:voids"  # revenue: liability written off by a supervisor's void of a live ticket
+TICKETS_BREAKAGE = "tito:breakage"  # revenue: expired tickets a supervisor voided (unclaimed-ticket income)
+PROMO_EXPENSE = "tito:promo_expense"  # expense: promotional tickets issued by a station
 
 
-class TicketAlreadyRedeemed(Conflict):
-    code = "ticket-already-redeemed"
-    title = "Ticket already redeemed"
-
-
-class TicketNotPayable(Conflict):
-    code = "ticket-not-payable"
-    title = "Ticket cannot be paid"
+# ------------------------------------------------------------------- errors
+class CheckDigitWrong(ValidationFailed):
+    code = "check-digit-wrong"
+    title = "Validation number mistyped (check digit wrong)"
 
 
 class TicketNotOnFile(NotFound):
@@ -37,110 +84,393 @@ class TicketNotOnFile(NotFound):
     title = "Ticket not on file"
 
 
-class CheckDigitWrong(ValidationFailed):
-    code = "check-digit-wrong"
-    title = "Validation number mistyped (check digit wrong)"
+class TicketRefused(Conflict):
+    """Base of the refusals of a ticket that is on file."""
+
+    code = "ticket-not-payable"
+    title = "Ticket cannot be paid"
 
 
+class TicketAlreadyRedeemed(TicketRefused):
+    code = "ticket-already-redeemed"
+    title = "Ticket already redeemed"
+
+
+class TicketPendingElsewhere(TicketRefused):
+    code = "ticket-pending-elsewhere"
+    title = "Ticket in process at another location"
+
+
+class TicketExpired(TicketRefused):
+    code = "ticket-expired"
+    title = "Ticket expired"
+
+
+class TicketVoided(TicketRefused):
+    code = "ticket-voided"
+    title = "Ticket voided"
+
+
+class PromotionalAtCage(TicketRefused):
+    code = "ticket-promotional-not-cashable"
+    title = "Promotional ticket: not cashable"
+
+
+class TicketNotAcceptedHere(TicketRefused):
+    code = "ticket-not-accepted-here"
+    title = "Ticket type not accepted here"
+
+
+class TicketZeroAmount(TicketRefused):
+    code = "ticket-zero-amount"
+    title = "Ticket amount is zero"
+
+
+class TicketAmountMismatch(ValidationFailed):
+    code = "ticket-amount-mismatch"
+    title = "Amount differs from the one on file"
+
+
+class TerminalThrottled(DomainError):
+    status = 429
+    code = "too-many-unknown-tickets"
+    title = "Too many unknown ticket numbers from this terminal"
+
+
+class HandpayRequired(Conflict):
+    code = "handpay-required"
+    title = "Cash-out above the ticket limit: handpay required"
+
+
+_REFUSALS: dict[str, type[DomainError]] = {
+    "already_redeemed": TicketAlreadyRedeemed,
+    "pending_elsewhere": TicketPendingElsewhere,
+    "expired": TicketExpired,
+    "voided": TicketVoided,
+    "promotional_at_cage": PromotionalAtCage,
+    "not_accepted_here": TicketNotAcceptedHere,
+    "zero_amount": TicketZeroAmount,
+    "amount_mismatch": TicketAmountMismatch,
+}
+
+
+def refusal_error(r: Refusal) -> DomainError:
+    cls = _REFUSALS[r.reason]
+    field = "amount" if r.reason == "amount_mismatch" else "validation_number"
+    return cls(r.detail, field=field, reason=r.reason, **r.extra)
+
+
+# ------------------------------------------------------------------ numbers
 def parse_number(raw: object) -> str:
-    """A presented validation number → 18 digits, or a 422 naming ``validation_number``."""
+    """A presented validation number (spaces and hyphens allowed) → its 18 digits.
+
+    Raises :class:`CheckDigitWrong` (422, mistyped: the check digit fails) or
+    ``ValidationFailed`` (422, not a validation number), both naming ``validation_number``.
+    """
     try:
         return normalize(raw)  # type: ignore[arg-type]
     except CheckDigitError as e:
-        raise CheckDigitWrong(f"{e.reason}; please re-enter the number", field="validation_number") from None
+        raise CheckDigitWrong(f"{e.reason}; please re-enter the number", field="validation_number",
+                              scheme=e.scheme) from None
     except InvalidValidationNumber as e:
         raise ValidationFailed(str(e), field="validation_number") from None
 
 
-def ticket_view(t: Ticket, asset: str | None = None) -> dict:
-    return {
-        "validation_number": t.validation_number,
-        "display_number": format_for_reading(t.validation_number),
+# -------------------------------------------------------------------- views
+def snapshot(t: Ticket) -> TicketSnapshot:
+    return TicketSnapshot(
+        status=t.status, type=t.type, amount=t.amount, expires_at=t.expires_at, pending_location=t.pending_location,
+        pending_until=t.pending_until, pending_since=t.pending_since, redeemed_at=t.redeemed_at,
+        redeemed_channel=t.redeemed_channel, redeemed_location=t.redeemed_location, voided_at=t.voided_at,
+        voided_by=t.voided_by, void_reason=t.void_reason, expiry_override_by=t.expiry_override_by,
+    )
+
+
+def _iso(ts) -> str | None:
+    return ts.isoformat() if ts else None
+
+
+def ticket_view(t: Ticket, now=None) -> dict:
+    """A ticket as the API shows it (amount in won, times ISO 8601 UTC)."""
+    vn = t.validation_number
+    view = {
+        "validation_number": vn,
+        "display_number": format_for_reading(vn),
+        "scheme": t.scheme,
         "type": t.type,
         "amount": t.amount,
         "status": t.status,
-        "issued_by": asset,
+        "issued_by": t.issued_by,
         "issued_location": t.issued_location,
         "sequence": t.sequence,
         "issued_at": t.issued_at.isoformat(),
         "expires_at": t.expires_at.isoformat(),
-        "redeemed_at": t.redeemed_at.isoformat() if t.redeemed_at else None,
+        "redeemed_at": _iso(t.redeemed_at),
         "redeemed_channel": t.redeemed_channel,
         "redeemed_location": t.redeemed_location,
         "redeemed_by": t.redeemed_by,
-        "barcode_url": f"/api/v1/tickets/{t.validation_number}/barcode.png",
+        "barcode_url": f"/api/v1/tickets/{vn}/barcode.png",
+        "qr_url": f"/api/v1/tickets/{vn}/qr.png",
+        "ticket_png_url": f"/api/v1/tickets/{vn}/ticket.png",
+        "ticket_pdf_url": f"/api/v1/tickets/{vn}/ticket.pdf",
     }
+    if now is not None:
+        view["effective_status"] = effective_status(snapshot(t), now)
+    if t.pending_location:
+        view.update(pending_location=t.pending_location, pending_since=_iso(t.pending_since),
+                    pending_until=_iso(t.pending_until))
+    if t.voided_at:
+        view.update(voided_at=_iso(t.voided_at), voided_by=t.voided_by, void_reason=t.void_reason)
+    if t.expiry_override_by:
+        view.update(expiry_override_by=t.expiry_override_by, expiry_override_at=_iso(t.expiry_override_at),
+                    expiry_override_reason=t.expiry_override_reason)
+    return view
 
 
-def issue_cashout(uow, ctx, machine: Machine, amount: int) -> dict:
-    """Move ``amount`` won from the machine's credits to outstanding tickets and print a ticket.
-
-    Ledger: Dr ``machine:<asset>:credits`` / Cr ``tito:outstanding``.
-    """
-    gen = SystemValidation(ctx.rng.randbelow)
+# -------------------------------------------------------------------- issue
+def _next_number(repo: TicketRepo, ctx: ServiceContext, machine: Machine | None) -> tuple[str, str]:
+    """(validation number, scheme) for the next ticket of ``machine`` (or of a station: system)."""
+    if machine is not None and machine.validation_scheme == "sas" and machine.sas_validation_id is not None:
+        gen = SasSecureEnhanced(machine.sas_validation_id, machine.sas_sequence or 0)
+        for _ in range(64):  # after a 2**24 wrap a number may still be on file: skip its sequence
+            vn = gen.next_number()
+            if not repo.exists(vn):
+                machine.sas_sequence = gen.next_sequence
+                return vn, "sas"
+        raise Conflict("no free SAS validation number in 64 sequences: reassign the machine's validation ID")
+    gen_sys = SystemValidation(ctx.rng.randbelow)
     for _ in range(10):
-        vn = gen.next_number()
-        if not uow.tickets.exists(vn):
-            break
-    else:  # pragma: no cover - 10 clashes in a 2**56 space
-        raise Conflict("could not draw a unique validation number")
+        vn = gen_sys.next_number()
+        if not repo.exists(vn):
+            return vn, "system"
+    raise Conflict("could not draw a unique validation number")  # pragma: no cover - 10 clashes in ~2**56
+
+
+def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, debit_account: str,
+                 machine: Machine | None = None, station: str | None = None, actor: str,
+                 expiry_days: int | None = None) -> Ticket:
+    """Issue one ticket of ``ticket_type`` for ``amount`` won, moving it from ``debit_account``.
+
+    Issued by ``machine`` (its validation scheme and ticket sequence; location zone/asset) or
+    by ``station`` (system validation; sequence from the station's counter). Ledger:
+    ``Dr debit_account / Cr tito:outstanding``. Expiry: ``expiry_days`` or the floor's
+    ``ticket_expiry_days`` (default 30). The caller holds the machine's row lock.
+    """
+    repo = TicketRepo(uow.session)
     now = ctx.clock.now()
-    asset = machine.asset_number
-    e = L.EntryBuilder("tito.issue", f"cash-out ticket {asset}")
-    e.add(debit=L.machine_credits(asset), credit=L.TICKETS_OUTSTANDING, amount=amount)
-    entry_id = uow.ledger.post(e.build({"machine": asset, "validation_number": vn}))
-    machine.ticket_seq = (machine.ticket_seq or 0) + 1
-    t = uow.tickets.add(
-        Ticket(
-            validation_number=vn, type="cashable", amount=amount, status="issued", issued_machine_id=machine.id,
-            issued_location=f"{machine.zone}/{asset}", sequence=machine.ticket_seq, issued_at=now,
-            expires_at=now + timedelta(days=ctx.settings.ticket_expiry_days), issue_entry_id=entry_id,
-        )
-    )
-    uow.machines.add_meters(machine.id, tickets_out=amount, tickets_out_count=1)
-    return ticket_view(t, asset)
+    vn, scheme = _next_number(repo, ctx, machine)
+    if machine is not None:
+        issuer, location = machine.asset_number, f"{machine.zone}/{machine.asset_number}"
+        machine.ticket_seq = (machine.ticket_seq or 0) + 1
+        sequence = machine.ticket_seq
+    else:
+        issuer = location = station or "STATION"
+        sequence = repo.next_value(f"station:{issuer}")
+    e = L.EntryBuilder("tito.issue", f"{ticket_type} ticket {issuer}")
+    e.add(debit=debit_account, credit=L.TICKETS_OUTSTANDING, amount=amount)
+    entry_id = uow.ledger.post(e.build({"issued_by": issuer, "validation_number": vn, "type": ticket_type}))
+    days = expiry_days or ctx.settings.ticket_expiry_days
+    t = repo.add(Ticket(
+        validation_number=vn, scheme=scheme, type=ticket_type, amount=amount, status="issued",
+        issued_machine_id=machine.id if machine is not None else None, issued_by=issuer, issued_location=location,
+        sequence=sequence, issued_at=now, expires_at=now + timedelta(days=days), issue_entry_id=entry_id,
+    ))
+    repo.log("issued", actor=actor, at=now, ticket_id=t.id, channel="machine" if machine else "station",
+             location=issuer, amount=amount, type=ticket_type)
+    return t
 
 
-def _refuse_unpayable(uow, t: Ticket, now) -> None:
-    if t.status == "redeemed":
-        raise TicketAlreadyRedeemed(
-            f"ticket already redeemed at {t.redeemed_channel} {t.redeemed_location} on {t.redeemed_at.isoformat()}",
-            field="validation_number", redeemed_at=t.redeemed_at.isoformat(), redeemed_channel=t.redeemed_channel,
-            redeemed_location=t.redeemed_location,
-        )
-    if t.status == "expired" or (t.status == "issued" and t.expires_at <= now):
-        raise TicketNotPayable(f"ticket expired on {t.expires_at.isoformat()}", field="validation_number", reason="expired")
-    if t.status != "issued":
-        raise TicketNotPayable(f"ticket is {t.status}", field="validation_number", reason=t.status)
+def promo_credits(uow, asset: str) -> int:
+    """Promotional credits (won) on a machine's promo meter (0 if the meter was never used)."""
+    try:
+        return uow.ledger.balance(machine_promo(asset))
+    except NotFound:
+        return 0
 
 
-def redeem(uow, ctx, vn: str, *, channel: str, location: str, by: str, credit_account: str,
-           expected_amount: int | None = None) -> dict:
-    """Redeem a ticket exactly once, moving its amount from outstanding tickets to
-    ``credit_account`` (a machine's credits, a cage drawer). Raises TicketNotOnFile (404),
-    TicketAlreadyRedeemed / TicketNotPayable (409), ValidationFailed on an amount mismatch."""
-    t = uow.tickets.get(vn, for_update=True)
+def ensure_promo_meter(uow, asset: str) -> str:
+    return _ensure(uow, machine_promo(asset), L.AccountType.LIABILITY, non_negative=True)
+
+
+def _ensure(uow, code: str, type_: L.AccountType, non_negative: bool = False) -> str:
+    uow.ledger.ensure_account(code, type_, non_negative=non_negative)
+    return code
+
+
+def cash_out_machine(uow, ctx: ServiceContext, m: Machine) -> dict:
+    """Cash out everything on a machine (caller holds its row lock): one ticket per credit type.
+
+    Cashable credits → a ``cashable`` ticket, promotional credits → a ``promotional``
+    ticket (SAS §15: one credit type per ticket). Raises ``InsufficientFunds`` (409) when
+    both meters are 0, :class:`HandpayRequired` (409) when the cashable amount exceeds
+    ``SLOTSYS_TITO_TICKET_LIMIT_WON`` (an attendant pays it: ``POST …/handpay``). Meters:
+    tickets_out / tickets_out_count per ticket. Returns ``{"machine", "ticket" (the first),
+    "tickets", "credits", "promo_credits"}``.
+    """
+    asset = m.asset_number
+    cashable = uow.ledger.balance(L.machine_credits(asset))
+    promo = promo_credits(uow, asset)
+    if cashable <= 0 and promo <= 0:
+        raise InsufficientFunds("there are no credits to cash out")
+    limit = get_tito_settings().ticket_limit_won
+    if limit and cashable > limit:
+        raise HandpayRequired(f"₩{cashable:,} is above the ticket limit ₩{limit:,}: an attendant pays it as a handpay",
+                              amount=cashable, ticket_limit=limit)
+    issued = []
+    for ticket_type, amount, account in ((CASHABLE, cashable, L.machine_credits(asset)),
+                                         (PROMOTIONAL, promo, machine_promo(asset))):
+        if amount > 0:
+            issued.append(issue_ticket(uow, ctx, ticket_type=ticket_type, amount=amount, debit_account=account,
+                                       machine=m, actor=f"machine:{asset}"))
+    uow.machines.add_meters(m.id, tickets_out=sum(t.amount for t in issued), tickets_out_count=len(issued))
+    views = [ticket_view(t) for t in issued]
+    return {"machine": asset, "ticket": views[0], "tickets": views, "credits": uow.ledger.balance(L.machine_credits(asset)),
+            "promo_credits": promo_credits(uow, asset)}
+
+
+def issue_handpay_receipt(uow, ctx: ServiceContext, m: Machine, attendant: str) -> dict:
+    """An attendant's handpay of a machine's cashable credits, with a handpay receipt ticket.
+
+    Ledger: ``Dr machine:<asset>:credits / Cr tito:outstanding``; the receipt is paid at the
+    cage or a kiosk (not a machine voucher). Meters: handpay_out / handpay_out_count.
+    Raises ``InsufficientFunds`` (409) when there are no cashable credits.
+    """
+    asset = m.asset_number
+    amount = uow.ledger.balance(L.machine_credits(asset))
+    if amount <= 0:
+        raise InsufficientFunds("there are no cashable credits to pay by hand")
+    t = issue_ticket(uow, ctx, ticket_type=HANDPAY_RECEIPT, amount=amount, debit_account=L.machine_credits(asset),
+                     machine=m, actor=f"staff:{attendant}")
+    uow.machines.add_meters(m.id, handpay_out=amount, handpay_out_count=1)
+    return {"machine": asset, "ticket": ticket_view(t), "credits": uow.ledger.balance(L.machine_credits(asset)),
+            "attendant": attendant}
+
+
+# ------------------------------------------------------------------ present
+def lock_for_presentation(uow, ctx: ServiceContext, vn: str, *, channel: str, location: str, terminal: str,
+                          expected_amount: int | None = None) -> Ticket:
+    """The ticket row locked ``FOR UPDATE`` (with the terminal's guard state, one round trip) and
+    judged for ``channel`` at ``location``.
+
+    Returns the locked ticket, or raises :class:`TerminalThrottled`, :class:`TicketNotOnFile`
+    or the refusal's error (see the module table). Changes nothing.
+    """
+    now = ctx.clock.now()
+    t, blocked = TicketRepo(uow.session).get_for_presentation(vn, terminal)
     if t is None:
         raise TicketNotOnFile("validation number not on file", field="validation_number")
+    if blocked is not None and blocked > now:
+        raise TerminalThrottled(
+            f"too many unknown or mistyped ticket numbers from this terminal: try again after {blocked.isoformat()}",
+            field="validation_number", retry_after=blocked.isoformat())
+    refusal = check_presentation(snapshot(t), channel=channel, location=location, now=now,
+                                 expected_amount=expected_amount)
+    if refusal is not None:
+        raise refusal_error(refusal)
+    return t
+
+
+def redeem_locked(uow, ctx: ServiceContext, t: Ticket, *, channel: str, location: str, by: str, credit_account: str,
+                  session_id: int | None = None, event: str = "redeemed", **detail) -> dict:
+    """Redeem a ticket already locked and judged by :func:`lock_for_presentation`.
+
+    One journal entry ``Dr tito:outstanding / Cr credit_account`` (a machine's credit or
+    promo meter, a cashier drawer, a kiosk cassette; ``InsufficientFunds`` 409 if a drawer
+    or cassette cannot pay it) and the row ``status → redeemed`` recording channel,
+    location, who and when. Returns the ticket view.
+    """
     now = ctx.clock.now()
-    _refuse_unpayable(uow, t, now)
-    if expected_amount is not None and expected_amount != t.amount:
-        raise ValidationFailed(
-            f"amount differs from the one on file (₩{t.amount:,})", field="amount", amount_on_file=t.amount
-        )
-    if not uow.tickets.mark_redeemed(t.id, at=now, channel=channel, location=location, by=by):
-        raise TicketAlreadyRedeemed("ticket already redeemed", field="validation_number")
+    repo = TicketRepo(uow.session)
     e = L.EntryBuilder("tito.redeem", f"ticket redeemed at {channel} {location}")
     e.add(debit=L.TICKETS_OUTSTANDING, credit=credit_account, amount=t.amount)
-    entry_id = uow.ledger.post(e.build({"validation_number": vn, "channel": channel}))
-    uow.tickets.set_redeem_entry(t.id, entry_id)
-    uow.session.refresh(t)
-    issuer = uow.machines.get_by_id(t.issued_machine_id).asset_number
-    return ticket_view(t, issuer)
+    entry_id = uow.ledger.post(e.build({"validation_number": t.validation_number, "channel": channel,
+                                        "location": location}))
+    if not repo.mark_redeemed(t.id, from_status=t.status, at=now, channel=channel, location=location, by=by,
+                              entry_id=entry_id, session_id=session_id):
+        raise TicketAlreadyRedeemed("ticket already redeemed", field="validation_number")  # pragma: no cover - row lock
+    repo.log(event, actor=by, at=now, ticket_id=t.id, channel=channel, location=location, amount=t.amount, **detail)
+    view = ticket_view(t)
+    view.update(status="redeemed", redeemed_at=now.isoformat(), redeemed_channel=channel, redeemed_location=location,
+                redeemed_by=by)
+    return view
 
 
-def lookup(uow, vn: str) -> dict:
-    t = uow.tickets.get(vn)
+def presenting(ctx: ServiceContext, *, terminal: str, channel: str, location: str, raw: object,
+               run: Callable[[str], Any]) -> Any:
+    """Run ``run(validation_number)`` for a presentation, with the guard and the refusal log.
+
+    A check-digit failure or a number not on file counts against ``terminal`` in the
+    brute-force guard (:mod:`tito.domain.guard`) and is logged; reaching the limit locks the
+    terminal out (429 from then on, logged once as ``terminal_locked``). A refusal of a
+    ticket on file (already redeemed, pending elsewhere ...) is logged as ``refused`` with
+    the reason: a photocopied ticket leaves a trail. Logs are written in their own
+    transaction after the refused one rolled back.
+    """
+    try:
+        vn = parse_number(raw)
+    except CheckDigitWrong as e:
+        _guard_failure(ctx, terminal, channel, location, str(raw)[:18], "check_digit_wrong")
+        raise e from None
+    try:
+        return run(vn)
+    except TicketNotOnFile:
+        _guard_failure(ctx, terminal, channel, location, vn, "not_on_file")
+        raise
+    except (TicketRefused, TicketAmountMismatch) as e:
+        _log_refusal(ctx, terminal, channel, location, vn, e)
+        raise
+
+
+def _guard_failure(ctx: ServiceContext, terminal: str, channel: str, location: str, number: str, reason: str) -> None:
+    now = ctx.clock.now()
+    policy = get_tito_settings().guard
+    with ctx.uow() as uow:
+        repo = TicketRepo(uow.session)
+        row = repo.guard(terminal, for_update=True)
+        state = G.GuardState(row.window_start, row.failures, row.blocked_until)
+        was_blocked = G.blocked_until(state, now)
+        new, newly = G.record_failure(state, now, policy)
+        row.window_start, row.failures, row.blocked_until = new.window_start, new.failures, new.blocked_until
+        repo.log("unknown_presented" if reason == "not_on_file" else "mistyped_presented", actor=terminal, at=now,
+                 validation_number=number if number.isdigit() and len(number) == 18 else None, channel=channel,
+                 location=location, reason=reason, failures=new.failures)
+        if newly:
+            repo.log("terminal_locked", actor=terminal, at=now, channel=channel, location=location,
+                     failures=new.failures, blocked_until=new.blocked_until.isoformat())
+            log.warning("tito.terminal_locked", terminal=terminal, failures=new.failures,
+                        blocked_until=new.blocked_until.isoformat())
+        uow.commit()
+    log.info("tito.presentation_failed", terminal=terminal, reason=reason, failures=new.failures)
+    if was_blocked is not None:
+        raise TerminalThrottled(
+            f"too many unknown or mistyped ticket numbers from this terminal: try again after {was_blocked.isoformat()}",
+            field="validation_number", retry_after=was_blocked.isoformat())
+
+
+def _log_refusal(ctx: ServiceContext, terminal: str, channel: str, location: str, vn: str, err: DomainError) -> None:
+    now = ctx.clock.now()
+    try:
+        with ctx.uow() as uow:
+            repo = TicketRepo(uow.session)
+            t = repo.get(vn)
+            repo.log("refused", actor=terminal, at=now, ticket_id=t.id if t else None, validation_number=vn,
+                     channel=channel, location=location, reason=err.extra.get("reason", err.code))
+            uow.commit()
+    except Exception:  # the refusal stands even if its log line cannot be written
+        log.warning("tito.refusal_log_failed", exc_info=True)
+    log.info("tito.refused", terminal=terminal, channel=channel, location=location, reason=err.code)
+
+
+def lookup(uow, vn: str, now=None) -> dict:
+    """The ticket on file (404 :class:`TicketNotOnFile` otherwise), with its event trail."""
+    repo = TicketRepo(uow.session)
+    t = repo.get(vn)
     if t is None:
         raise TicketNotOnFile("validation number not on file", field="validation_number")
-    return ticket_view(t, uow.machines.get_by_id(t.issued_machine_id).asset_number)
+    view = ticket_view(t, now)
+    view["events"] = [
+        {"kind": ev.kind, "at": ev.at.isoformat(), "actor": ev.actor, "channel": ev.channel, "location": ev.location,
+         **{k: v for k, v in (ev.detail or {}).items() if k not in ("kind", "at", "actor", "channel", "location")}}
+        for ev in repo.events(t.id)
+    ]
+    return view

@@ -1,0 +1,279 @@
+"""Ticket redemption latency through the HTTP API on PostgreSQL, 64 concurrent terminals.
+
+Creates a fresh database on the PostgreSQL server given by --pg (or DATABASE_URL), migrates
+and seeds the demo floor, adds cashiers (each with an open drawer) and kiosks (each with a
+filled cassette), prints tickets in-process, then serves the app with gunicorn and lets T
+terminals redeem distinct tickets over HTTP: a third cashiers (POST /cage/redeem), a third
+kiosks (POST /kiosk/redeem), a third machines (POST /machines/<asset>/ticket-in, the
+single-call authorise+commit). Two phases:
+
+* paced: each terminal presents one ticket every --interval ms (default 1000: 64 terminals
+  make 64 redemptions/s, far busier than a real floor), with a random start so arrivals spread;
+* closed loop: each terminal presents its next ticket as soon as the last one is answered
+  (the saturation throughput; latency is then mostly queueing).
+
+Before them one terminal alone redeems 20 tickets (the service time without queueing), and
+64 clients hammer GET /healthz for 5 s (what the box's HTTP stack can do at that moment:
+the figures depend on what else runs on the machine, so the load average is printed too).
+
+Prints p50 / p95 / p99 / max latency (ms), redemptions/s and errors per phase and per
+channel, then the auditor's ledger proof (balanced, outstanding = tickets on file).
+
+    .venv/bin/python bench/tito_redeem.py --pg postgresql://postgres@127.0.0.1:5432/postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+
+def percentile(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else float("nan")
+
+
+def prepare(url: str, terminals: int, per_terminal: int, amount: int) -> list[dict]:
+    """Migrate, seed, add terminals, print tickets. Returns the terminals with their tickets."""
+    from slotsys.bootstrap import build_services
+    from slotsys.domain import ledger as L
+    from slotsys.migrate import upgrade
+    from slotsys.services.seed import seed_demo
+    from slotsys.settings import Settings
+    from tito.services import tickets as T
+    from tito.services.cage import open_drawer_session
+    from tito.services.kiosk import fill_kiosk
+
+    upgrade(url)
+    settings = Settings(database_url=url, redis_url=None, celery_eager=True)
+    svc = build_services(settings)
+    creds = seed_demo(svc.ctx, svc.auth)
+    machines = [m for m in creds["machines"] if m["zone"] == "MASS"] + [m for m in creds["machines"] if m["zone"] == "VIP"]
+    n_machine = min(len(machines), terminals // 3)
+    n_kiosk = (terminals - n_machine) // 2
+    n_cage = terminals - n_machine - n_kiosk
+    out: list[dict] = []
+    password = uuid.uuid4().hex
+    with svc.uow() as uow:
+        for i in range(n_cage):
+            name = f"bench_cashier{i}"
+            svc.auth.create_user(uow, name, password, "cashier")
+            open_drawer_session(uow, svc.ctx, name, f"B{i}", per_terminal * amount)
+            out.append({"kind": "cage", "user": name})
+        for i in range(n_kiosk):
+            name = f"bench_kiosk{i}"
+            svc.auth.create_user(uow, name, password, "kiosk")
+            uow.session.flush()
+            fill_kiosk(uow, name, per_terminal * amount, "bench", svc.ctx.clock.now())
+            out.append({"kind": "kiosk", "user": name})
+        uow.commit()
+    for m in machines[:n_machine]:
+        out.append({"kind": "machine", "asset": m["asset"], "key": m["key"]})
+    # print the tickets: 8 issuing machines, each funded once, tickets issued in batches
+    issuers = [m["asset"] for m in machines[:8]]
+    vns: list[str] = []
+    total = terminals * per_terminal
+    for k, asset in enumerate(issuers):
+        count = total // len(issuers) + (1 if k < total % len(issuers) else 0)
+        for start in range(0, count, 500):
+            n = min(500, count - start)
+            with svc.uow() as uow:
+                m = uow.machines.get(asset, for_update=True)
+                e = L.EntryBuilder("bench.fund", "bench tickets").add(debit=L.machine_drop(asset),
+                                                                       credit=L.machine_credits(asset), amount=n * amount)
+                uow.ledger.post(e.build())
+                for _ in range(n):
+                    t = T.issue_ticket(uow, svc.ctx, ticket_type="cashable", amount=amount,
+                                       debit_account=L.machine_credits(asset), machine=m, actor="bench")
+                    vns.append(t.validation_number)
+                uow.machines.add_meters(m.id, tickets_out=n * amount, tickets_out_count=n)
+                uow.commit()
+    random.Random(1).shuffle(vns)
+    for i, term in enumerate(out):
+        term["tickets"] = vns[i::len(out)]
+        term["password"] = password
+    auditor = next(s for s in creds["staff"] if s["role"] == "auditor")
+    out.append({"kind": "auditor", "user": auditor["username"], "password": auditor["password"]})
+    svc.uow.engine.dispose()
+    return out
+
+
+def run_phase(base: str, terms: list[dict], take: int, interval: float | None) -> dict:
+    lat: dict[str, list[float]] = {"cage": [], "kiosk": [], "machine": []}
+    errors: dict[str, int] = {}
+    lock = threading.Lock()
+    barrier = threading.Barrier(len(terms) + 1)
+
+    def worker(term):
+        c = httpx.Client(base_url=base, timeout=30, headers={"Authorization": f"Bearer {term['token']}"})
+        mine = [term["tickets"].pop() for _ in range(min(take, len(term["tickets"])))]
+        local, errs = [], {}
+        rnd = random.Random(term.get("user") or term.get("asset"))
+        barrier.wait()
+        if interval:
+            time.sleep(rnd.random() * interval)
+        next_at = time.perf_counter()
+        for vn in mine:
+            if term["kind"] == "cage":
+                path = "/api/v1/cage/redeem"
+            elif term["kind"] == "kiosk":
+                path = "/api/v1/kiosk/redeem"
+            else:
+                path = f"/api/v1/machines/{term['asset']}/ticket-in"
+            t0 = time.perf_counter()
+            r = c.post(path, json={"validation_number": vn}, headers={"Idempotency-Key": uuid.uuid4().hex})
+            local.append(time.perf_counter() - t0)
+            if r.status_code != 200:
+                key = f"{term['kind']} {r.status_code} {r.json().get('type', '').rsplit('/', 1)[-1]}"
+                errs[key] = errs.get(key, 0) + 1
+            if interval:
+                next_at += interval
+                time.sleep(max(0.0, next_at - time.perf_counter()))
+        with lock:
+            lat[term["kind"]].extend(local)
+            for k, v in errs.items():
+                errors[k] = errors.get(k, 0) + v
+        c.close()
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in terms]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    every = [x for xs in lat.values() for x in xs]
+    return {"elapsed": elapsed, "all": every, "by_kind": lat, "errors": errors}
+
+
+def healthz_baseline(base: str, clients: int, seconds: float) -> dict:
+    """The same clients hammering the cheapest endpoint: what this box's HTTP stack can do right now."""
+    lat: list[float] = []
+    lock = threading.Lock()
+    stop = time.perf_counter() + seconds
+
+    def worker():
+        c = httpx.Client(base_url=base, timeout=30)
+        local = []
+        while time.perf_counter() < stop:
+            t0 = time.perf_counter()
+            c.get("/healthz")
+            local.append(time.perf_counter() - t0)
+        with lock:
+            lat.extend(local)
+
+    ts = [threading.Thread(target=worker) for _ in range(clients)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return {"per_s": round(len(lat) / seconds, 1), "p50_ms": round(percentile(lat, 50) * 1000, 2),
+            "p99_ms": round(percentile(lat, 99) * 1000, 2)}
+
+
+def report(name: str, res: dict) -> dict:
+    def row(xs):
+        return {"n": len(xs), "p50_ms": round(percentile(xs, 50) * 1000, 2), "p95_ms": round(percentile(xs, 95) * 1000, 2),
+                "p99_ms": round(percentile(xs, 99) * 1000, 2), "max_ms": round(max(xs) * 1000, 2) if xs else None,
+                "mean_ms": round(statistics.fmean(xs) * 1000, 2) if xs else None}
+
+    out = {"phase": name, "redemptions_per_s": round(len(res["all"]) / res["elapsed"], 1), **row(res["all"]),
+           "by_channel": {k: row(v) for k, v in res["by_kind"].items()}, "errors": res["errors"]}
+    print(f"\n{name}: {out['n']} redemptions in {res['elapsed']:.1f}s = {out['redemptions_per_s']}/s; "
+          f"p50 {out['p50_ms']} ms, p95 {out['p95_ms']} ms, p99 {out['p99_ms']} ms, max {out['max_ms']} ms; "
+          f"errors {sum(res['errors'].values())}")
+    for k, v in out["by_channel"].items():
+        print(f"    {k:8s} n={v['n']:5d}  p50 {v['p50_ms']:7.2f}  p99 {v['p99_ms']:7.2f} ms")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pg", default=os.environ.get("DATABASE_URL"), help="PostgreSQL server URL (a fresh database is made)")
+    ap.add_argument("--terminals", type=int, default=64)
+    ap.add_argument("--paced", type=int, default=40, help="tickets per terminal in the paced phase")
+    ap.add_argument("--closed", type=int, default=40, help="tickets per terminal in the closed-loop phase")
+    ap.add_argument("--interval", type=float, default=1000, help="ms between one terminal's presentations (paced)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--port", type=int, default=8798)
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    if not args.pg or not args.pg.startswith("postgresql"):
+        sys.exit("needs --pg postgresql://… (or DATABASE_URL)")
+
+    name = f"slotsys_tito_bench_{uuid.uuid4().hex[:8]}"
+    subprocess.run(["psql", args.pg, "-qc", f'CREATE DATABASE "{name}"'], check=True)
+    url = f"{args.pg.rsplit('/', 1)[0]}/{name}"
+    tmp = Path(tempfile.mkdtemp(prefix="tito-bench-"))
+    proc = None
+    try:
+        print(f"{os.cpu_count()} cores; load average (1/5/15 min) before: {os.getloadavg()}")
+        t0 = time.perf_counter()
+        terms = prepare(url, args.terminals, args.paced + args.closed + 21, 10_000)
+        print(f"prepared {args.terminals} terminals and {args.terminals * (args.paced + args.closed)} tickets "
+              f"in {time.perf_counter() - t0:.1f}s")
+        env = dict(os.environ, DATABASE_URL=url, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
+                   SLOTSYS_LOG_LEVEL="WARNING", SLOTSYS_LOG_JSON="true", PYTHONPATH=str(ROOT))
+        env.pop("REDIS_URL", None)
+        proc = subprocess.Popen([str(BIN / "gunicorn"), "-w", str(args.workers), "--threads", str(args.threads), "-k",
+                                 "gthread", "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+                                 "slotsys.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{args.port}"
+        for _ in range(100):
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        auditor = terms.pop()
+        for term in terms + [auditor]:
+            if term["kind"] != "machine":
+                r = httpx.post(f"{base}/api/v1/auth/login", json={"username": term["user"], "password": term["password"]})
+                term["token"] = r.json()["token"]
+            else:
+                term["token"] = term["key"]
+        # warm-up: one ticket per terminal (connections, caches), not measured
+        run_phase(base, terms, 1, None)
+        baseline = healthz_baseline(base, len(terms), 5.0)
+        print(f"baseline GET /healthz, {len(terms)} clients back to back on the same gunicorn: "
+              f"{baseline['per_s']}/s, p50 {baseline['p50_ms']} ms, p99 {baseline['p99_ms']} ms")
+        figures = [report("one terminal alone (service time, no queueing)", run_phase(base, terms[:1], 20, None)),
+                   report(f"paced ({args.terminals} terminals, one ticket each every {args.interval:.0f} ms)",
+                          run_phase(base, terms, args.paced - 1, args.interval / 1000)),
+                   report(f"closed loop ({args.terminals} terminals, back to back)",
+                          run_phase(base, terms, args.closed, None))]
+        print(f"load average (1/5/15 min) at the end: {os.getloadavg()}")
+        audit = httpx.get(f"{base}/api/v1/audit/ledger", headers={"Authorization": f"Bearer {auditor['token']}"}).json()
+        print(f"\nledger balanced: {audit['balanced']}; outstanding ₩{audit['tickets']['ledger_outstanding']:,} = "
+              f"tickets on file ₩{audit['tickets']['tickets_on_file_outstanding']:,}; by status {audit['tickets']['by_status']}")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"figures": figures, "healthz_baseline": baseline,
+                                                   "audit_balanced": audit["balanced"]}, indent=1))
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=20)
+        subprocess.run(["psql", args.pg, "-qc", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], check=False)
+
+
+if __name__ == "__main__":
+    main()

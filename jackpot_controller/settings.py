@@ -1,0 +1,23 @@
+"""Jackpot controller settings, from the environment only (``SLOTSYS_JACKPOT_*``)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class JackpotSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SLOTSYS_JACKPOT_", extra="ignore")
+
+    handpay_threshold_won: int = Field(2_000_000, gt=0, description="awards at or above it are paid by hand")
+    max_award_won: int = Field(150_000_000, gt=0, description="system maximum: a larger award locks the machine "
+                                                               "for verification and is never credited")
+    claim_timeout_s: float = Field(60.0, gt=0, description="commit timeout of a claim (Hit → Claimed → Awarded)")
+    # Where the hit is decided: "in_spin" (the fold runs inside the spin's transaction: the
+    # embedded SQLite default, whose writers serialise anyway), "async" (a sequencer folds the
+    # recorded wagers within a second: PostgreSQL) or "auto" (by database).
+    sequencer: str = Field("auto", pattern="^(auto|in_spin|async)$")
+    fold_batch: int = Field(2_000, gt=0, le=10_000)
+    fold_interval_s: float = Field(0.2, ge=0, description="the least time between two folds of one process")
+    handpay_cage: str = "MAIN"
+    meters_publish_interval_s: float = Field(0.5, ge=0)

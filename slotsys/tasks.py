@@ -1,0 +1,12 @@
+"""Celery tasks of the slot floor package (thin: they call a service)."""
+
+from celery import shared_task
+
+
+@shared_task(name="slotsys.expire_idle_points")
+def expire_idle_points() -> dict:
+    """Expire the points of players idle past the program's idle period (beat, hourly)."""
+    from slotsys.bootstrap import services
+    from slotsys.services.players import PlayerService
+
+    return PlayerService(services().ctx).expire_idle()

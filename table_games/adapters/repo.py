@@ -1,0 +1,66 @@
+"""Repository over the table-games tables (bound to the unit of work's session)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from slotsys.domain.errors import NotFound
+from table_games.adapters.tables import ColourStack, GameTable, TableBet, TableRound, TableSeat
+
+
+class TableRepo:
+    def __init__(self, session: Session) -> None:
+        self.s = session
+
+    def add(self, obj) -> None:
+        self.s.add(obj)
+        self.s.flush()
+
+    def all(self) -> list[GameTable]:
+        return list(self.s.scalars(select(GameTable).order_by(GameTable.code)))
+
+    def get(self, code: str, *, for_update: bool = False) -> GameTable:
+        stmt = select(GameTable).where(GameTable.code == code)
+        if for_update:
+            stmt = stmt.with_for_update()
+        t = self.s.scalar(stmt)
+        if t is None:
+            raise NotFound(f"no table {code!r}", field="code")
+        if for_update:
+            self.s.refresh(t)
+        return t
+
+    def seats(self, table_id: int) -> list[TableSeat]:
+        return list(self.s.scalars(select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)))
+
+    def delete(self, obj) -> None:
+        self.s.delete(obj)
+        self.s.flush()
+
+    def round(self, table_id: int, number: int, *, for_update: bool = False) -> TableRound:
+        stmt = select(TableRound).where(TableRound.table_id == table_id, TableRound.number == number)
+        if for_update:
+            stmt = stmt.with_for_update()
+        r = self.s.scalar(stmt)
+        if r is None:
+            raise NotFound(f"no round {number} at this table", field="round")
+        if for_update:
+            self.s.refresh(r)
+        return r
+
+    def rounds(self, table_id: int, *, shoe_no: int | None = None, limit: int = 100) -> list[TableRound]:
+        stmt = select(TableRound).where(TableRound.table_id == table_id)
+        if shoe_no is not None:
+            stmt = stmt.where(TableRound.shoe_no == shoe_no)
+        return list(self.s.scalars(stmt.order_by(TableRound.number.desc()).limit(limit)))
+
+    def bets(self, round_id: int) -> list[TableBet]:
+        return list(self.s.scalars(select(TableBet).where(TableBet.round_id == round_id).order_by(TableBet.id)))
+
+    def stacks(self, table_id: int) -> list[ColourStack]:
+        return list(self.s.scalars(select(ColourStack).where(ColourStack.table_id == table_id).order_by(ColourStack.id)))
+
+    def stack(self, table_id: int, player_id: int) -> ColourStack | None:
+        return self.s.scalar(select(ColourStack).where(ColourStack.table_id == table_id,
+                                                       ColourStack.player_id == player_id))

@@ -1,0 +1,239 @@
+"""Table games API: tables and seats (pit/operator), rounds, bets (a seated player with their own token,
+or a dealer on their behalf), outcome + settlement (dealer input or CSPRNG), records, replay, the
+baccarat shoe and roadmaps. Thin routes: the rules are in ``table_games.services.tables``.
+
+Money-moving POSTs (bets, settle) need an ``Idempotency-Key``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from apiflask import APIBlueprint
+from flask import g, request
+from pydantic import Field
+
+from slotsys.api.common import AUTH_DOC, MAX_WON, StrictModel, Won, idem_key, principal, reply, services
+from table_games.services.tables import TableService
+
+bp = APIBlueprint("tables", __name__, url_prefix="/api/v1/tables", tag="Table games")
+
+Code = Annotated[str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9_-]+$")]
+Seat = Annotated[str, Field(min_length=1, max_length=10, pattern=r"^[A-Za-z0-9_-]+$")]
+Unit = Annotated[int, Field(strict=True, gt=0, le=MAX_WON)]
+PLAYER_ENDPOINTS = {"tables.place_bet", "tables.decide"}
+
+
+def tables() -> TableService:
+    return TableService(services().ctx)
+
+
+@bp.before_app_request
+def _player_token() -> None:
+    """On the bet endpoint a ``pl_…`` bearer token authenticates the player (for their own bets)."""
+    if request.endpoint not in PLAYER_ENDPOINTS:
+        return
+    scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token.startswith("pl_"):
+        from slotsys.services.players import PlayerService
+
+        g.principal = PlayerService(services().ctx).authenticate(token)
+
+
+class TableIn(StrictModel):
+    code: Code
+    game: Literal["baccarat", "blackjack", "roulette", "sic_bo", "big_wheel"]
+    name: Annotated[str, Field(max_length=60)] = ""
+    rules: dict[str, Any] | None = None
+    limits: dict[str, Any] | None = None
+    chip_unit: Unit = 1_000
+    commission_unit: Unit = 100
+    status: Literal["open", "closed", "private"] = "open"
+
+
+class StatusIn(StrictModel):
+    status: Literal["open", "closed", "private"]
+
+
+class SitIn(StrictModel):
+    seat: Seat
+    player_id: Annotated[int, Field(strict=True, gt=0)]
+
+
+class BetIn(StrictModel):
+    spot: Annotated[str, Field(min_length=1, max_length=40)]
+    amount: Won
+    player_id: Annotated[int, Field(strict=True, gt=0)] | None = None
+    box: Seat | None = None
+
+
+class Decision(StrictModel):
+    box: Seat
+    action: Literal["hit", "stand", "double", "split", "surrender", "insurance", "even_money", "no_insurance"]
+    amount: Won | None = None
+
+
+Cards = Annotated[list[Annotated[str, Field(max_length=3)]], Field(max_length=416)]
+
+
+class DealIn(StrictModel):
+    cards: Cards | None = None  # input mode: the cards in dealing order (more may follow with decisions)
+
+
+class DecisionIn(StrictModel):
+    box: Seat
+    action: Literal["hit", "stand", "double", "split", "surrender", "insurance", "even_money", "no_insurance"]
+    amount: Won | None = None
+    cards: Cards | None = None  # input mode: the card(s) this decision draws
+
+
+class BuyInIn(StrictModel):
+    player_id: Annotated[int, Field(strict=True, gt=0)]
+    colour: Annotated[str, Field(min_length=1, max_length=20)]
+    chip_value: Won
+    amount: Won
+
+
+class CashOutIn(StrictModel):
+    player_id: Annotated[int, Field(strict=True, gt=0)]
+    chips: Annotated[int, Field(strict=True, ge=0, le=MAX_WON)] | None = None
+
+
+class SettleIn(StrictModel):
+    """Empty body: the CSPRNG decides. Otherwise the dealer's input: ``number`` (roulette), ``dice`` (sic bo),
+    ``symbol`` or ``stop`` (big wheel), ``cards`` in dealing order (baccarat, blackjack), blackjack
+    ``decisions`` in playing order; ``void`` (+ ``reason``) returns every bet."""
+
+    number: Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)] | None = None
+    dice: Annotated[list[Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]], Field(max_length=3)] | None = None
+    symbol: Annotated[str, Field(max_length=20)] | None = None
+    stop: Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)] | None = None
+    cards: Annotated[list[Annotated[str, Field(max_length=3)]], Field(max_length=416)] | None = None
+    decisions: Annotated[list[Decision], Field(max_length=100)] | None = None
+    void: bool | None = None
+    reason: Annotated[str, Field(max_length=100)] | None = None
+
+
+@bp.get("")
+@bp.doc(summary="Every table with its seats (pit, operator, auditor, host)", **AUTH_DOC)
+def list_tables():
+    return tables().list(principal())
+
+
+@bp.post("")
+@bp.input(TableIn, arg_name="body")
+@bp.doc(summary="Create a table: game, rules variant, limits per spot, chip and commission units (operator)", **AUTH_DOC)
+def create_table(body: TableIn):
+    return tables().create(principal(), body.model_dump()), 201
+
+
+@bp.get("/<code>")
+@bp.doc(summary="A table: rules, limits, seats, shoe, stakes in play", **AUTH_DOC)
+def get_table(code: str):
+    return tables().get(principal(), code)
+
+
+@bp.patch("/<code>")
+@bp.input(StatusIn, arg_name="body")
+@bp.doc(summary="Open, close or make private a table (operator)", **AUTH_DOC)
+def update_table(code: str, body: StatusIn):
+    return tables().update(principal(), code, body.status)
+
+
+@bp.post("/<code>/seats")
+@bp.input(SitIn, arg_name="body")
+@bp.doc(summary="Seat a player (with their wallet) at the table (pit)", **AUTH_DOC)
+def sit(code: str, body: SitIn):
+    return tables().sit(principal(), code, body.seat, body.player_id), 201
+
+
+@bp.delete("/<code>/seats/<seat>")
+@bp.doc(summary="A player leaves the seat (pit)", **AUTH_DOC)
+def leave(code: str, seat: str):
+    return tables().leave(principal(), code, seat)
+
+
+@bp.post("/<code>/shoe")
+@bp.doc(summary="Baccarat: a new shuffled shoe (CSPRNG), opening burn, new roadmaps (pit)", **AUTH_DOC)
+def new_shoe(code: str):
+    return tables().new_shoe(principal(), code), 201
+
+
+@bp.get("/<code>/roadmaps")
+@bp.doc(summary="Baccarat scoreboard of the current shoe (?shoe_no= for an earlier one)", **AUTH_DOC)
+def get_roadmaps(code: str):
+    shoe = request.args.get("shoe_no")
+    return tables().roadmaps(principal(), code, int(shoe) if shoe and shoe.isdigit() else None)
+
+
+@bp.post("/<code>/rounds")
+@bp.doc(summary="Open betting on a new round (pit)", **AUTH_DOC)
+def open_round(code: str):
+    return tables().open_round(principal(), code), 201
+
+
+@bp.get("/<code>/rounds/<int:number>")
+@bp.doc(summary="A round's record: bets, outcome, settlements", **AUTH_DOC)
+def get_round(code: str, number: int):
+    return tables().get_round(principal(), code, number)
+
+
+@bp.post("/<code>/rounds/<int:number>/bets")
+@bp.input(BetIn, arg_name="body")
+@bp.doc(summary="Place a bet (seated player's token, or pit for player_id); debits the wallet; needs Idempotency-Key",
+        **AUTH_DOC)
+def place_bet(code: str, number: int, body: BetIn):
+    return reply(*tables().place_bet(principal(), code, number, body.model_dump(), idem_key()))
+
+
+@bp.post("/<code>/rounds/<int:number>/no-more-bets")
+@bp.doc(summary="No more bets (pit)", **AUTH_DOC)
+def no_more_bets(code: str, number: int):
+    return tables().no_more_bets(principal(), code, number)
+
+
+@bp.post("/<code>/rounds/<int:number>/settle")
+@bp.input(SettleIn, arg_name="body")
+@bp.doc(summary="Outcome (dealer input or CSPRNG) and settlement in one transaction (pit); needs Idempotency-Key",
+        **AUTH_DOC)
+def settle(code: str, number: int, body: SettleIn):
+    data = body.model_dump(exclude_none=True)
+    if "decisions" in data:
+        data["decisions"] = [{k: v for k, v in d.items() if v is not None} for d in data["decisions"]]
+    return reply(*tables().settle(principal(), code, number, data, idem_key()))
+
+
+@bp.post("/<code>/rounds/<int:number>/deal")
+@bp.input(DealIn, arg_name="body")
+@bp.doc(summary="Blackjack: the initial deal after no more bets (dealer's cards, or the CSPRNG) (pit)", **AUTH_DOC)
+def deal(code: str, number: int, body: DealIn):
+    return tables().deal(principal(), code, number, body.model_dump(exclude_none=True)), 201
+
+
+@bp.post("/<code>/rounds/<int:number>/decisions")
+@bp.input(DecisionIn, arg_name="body")
+@bp.doc(summary="Blackjack: one decision by the box's player (token) or the dealer; doubles, splits and insurance "
+                "are debited now; needs Idempotency-Key", **AUTH_DOC)
+def decide(code: str, number: int, body: DecisionIn):
+    return reply(*tables().decide(principal(), code, number, body.model_dump(exclude_none=True), idem_key()))
+
+
+@bp.post("/<code>/colour/buy-in")
+@bp.input(BuyInIn, arg_name="body")
+@bp.doc(summary="Roulette: a seated player buys colour chips from the wallet (pit); needs Idempotency-Key", **AUTH_DOC)
+def colour_buy_in(code: str, body: BuyInIn):
+    return reply(*tables().colour_buy_in(principal(), code, body.model_dump(), idem_key()))
+
+
+@bp.post("/<code>/colour/cash-out")
+@bp.input(CashOutIn, arg_name="body")
+@bp.doc(summary="Roulette: colour chips back to the wallet (all unless `chips`) (pit); needs Idempotency-Key", **AUTH_DOC)
+def colour_cash_out(code: str, body: CashOutIn):
+    return reply(*tables().colour_cash_out(principal(), code, body.model_dump(exclude_none=True), idem_key()))
+
+
+@bp.get("/<code>/rounds/<int:number>/replay")
+@bp.doc(summary="Recompute the settlement from the stored outcome; `matches` compares with the record", **AUTH_DOC)
+def replay(code: str, number: int):
+    return tables().replay(principal(), code, number)

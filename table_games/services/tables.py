@@ -1,0 +1,739 @@
+"""Table use cases on the shared wallet: tables and seats, rounds (open betting → bets → no more bets →
+outcome from the CSPRNG or dealer input → settle), records, replay, the baccarat shoe and roadmaps.
+
+Money (DESIGN §4): a bet is debited from the player's cashable wallet into ``table:<code>:bets`` when
+placed (``WalletService.debit_for_table``); settling a round, in ONE transaction, moves the house's net
+between ``table:<code>:bets`` and ``table:<code>:hold`` (one entry) and credits each player's payout
+(stake returned + win − commission, per the engines' :class:`Settlement`) from the bet account (one entry
+per player). A void round returns every bet. Lock order: table row → round row → player row → accounts.
+The table row lock serialises the bets of one table, so the limits hold under concurrency.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slotsys.domain import ledger as L
+from slotsys.domain.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.services.context import Principal, ServiceContext
+from slotsys.services.idempotency import fingerprint, run_once
+from slotsys.services.staff import require_role
+from slotsys.services.wallet import WalletService
+from table_games.adapters.tables import ColourStack, GameTable, TableBet, TableRound, TableSeat
+from table_games.domain import baccarat, bigwheel, blackjack, roadmaps, roulette, sicbo
+from table_games.domain.cards import card_strings, parse_cards
+from table_games.domain.errors import BettingClosed, ShoeExhausted, TableRuleError
+from table_games.domain.games import GAMES
+from table_games.domain.limits import TableLimits
+from table_games.domain.settlement import Bet, Void
+from table_games.domain.shoe import Shoe
+
+TABLE_GAMES = ("baccarat", "blackjack", "roulette", "sic_bo", "big_wheel")
+DEALER_ROLES = ("pit", "operator")  # pit staff act as dealers / inspectors
+MANAGER_ROLES = ("operator",)
+READ_ROLES = ("pit", "operator", "auditor", "host")
+STATUSES = ("open", "closed", "private")
+
+
+def bets_account(code: str) -> str:
+    return L.table_bets(code)
+
+
+def hold_account(code: str) -> str:
+    return L.table_hold(code)
+
+
+def _rules(t: GameTable):
+    return GAMES[t.game].rules_from_dict(t.rules)
+
+
+def _limits(t: GameTable) -> TableLimits:
+    return TableLimits.from_dict(t.limits)
+
+
+def _pid(player: str) -> int:
+    return int(player)
+
+
+def _bet_of(b: TableBet) -> Bet:
+    return Bet(spot=b.spot, amount=b.amount, player=str(b.player_id), box=b.box, cap=b.cap, id=str(b.id))
+
+
+def table_view(t: GameTable, seats: list[TableSeat], uow=None) -> dict:
+    out = {"code": t.code, "game": t.game, "name": t.name, "rules": t.rules, "limits": t.limits,
+           "chip_unit": t.chip_unit, "commission_unit": t.commission_unit, "status": t.status,
+           "rounds": t.round_seq, "shoe_no": t.shoe_no,
+           "seats": [{"seat": s.seat, "player_id": s.player_id} for s in seats]}
+    if t.shoe is not None:
+        out["shoe"] = {"cards_left": len(t.shoe["cards"]) - t.shoe["pos"], "cut_card_out": t.shoe.get("cut_card_out", False)}
+    if uow is not None:
+        out["bets_in_play"] = uow.ledger.balance(bets_account(t.code))
+        if t.game == "roulette":
+            out["colour_stacks"] = [{"player_id": c.player_id, "colour": c.colour, "chip_value": c.chip_value,
+                                     "chips": c.chips, "value": c.chips * c.chip_value} for c in uow.tables.stacks(t.id)]
+    return out
+
+
+def round_view(t: GameTable, r: TableRound, bets: list[TableBet]) -> dict:
+    return {"table": t.code, "game": t.game, "round": r.number, "status": r.status, "mode": r.mode,
+            "shoe_no": r.shoe_no, "outcome": r.outcome,
+            "bets": [{"id": b.id, "player_id": b.player_id, "spot": b.spot, "box": b.box, "amount": b.amount,
+                      "cap": b.cap, "placed_by": b.placed_by, "entry": b.entry_id} for b in bets],
+            "settlements": r.settlements, "house_net": r.house_net,
+            "opened_at": r.opened_at.isoformat() if r.opened_at else None,
+            "settled_at": r.settled_at.isoformat() if r.settled_at else None}
+
+
+def _apply(rnd, d: dict):
+    a = d.get("action")
+    if a == "insurance":
+        return rnd.insure(d["box"], d.get("amount"))
+    if a == "even_money":
+        return rnd.take_even_money(d["box"])
+    if a == "no_insurance":
+        return rnd.decline_insurance(d["box"])
+    return rnd.act(d["box"], a, d.get("amount"))
+
+
+class _Round(blackjack.BlackjackRound):
+    def finish_checked(self):
+        try:
+            return self.finish()
+        except ShoeExhausted:
+            raise TableRuleError("cards", "enter the dealer's next card") from None
+
+
+def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict], new: list[dict]):
+    """Rebuild a blackjack round from its cards and the decisions made so far, then apply ``new`` ones.
+
+    Returns (round, extra bets of the new decisions). The boxes are the seated players' main bets."""
+    stakes: dict[str, tuple[str, int]] = {}
+    for b in bets:
+        if b.spot == "main" and b.box is not None:
+            owner, amt = stakes.get(b.box, (b.player, 0))
+            if owner == b.player:
+                stakes[b.box] = (owner, amt + b.amount)
+    order = sorted(stakes, key=lambda b: (len(b), b))  # seat order: the dealer's left first
+    boxes = [blackjack.BoxStake(box, *stakes[box]) for box in order]
+    extra: list[Bet] = []
+    try:
+        rnd = _Round(rules, Shoe.stacked(parse_cards(cards)), boxes, chip_unit=t.chip_unit)
+        for d in done:
+            _apply(rnd, d)
+        for d in new:
+            x = _apply(rnd, d)
+            if isinstance(x, Bet):
+                extra.append(x)
+    except ShoeExhausted:
+        raise TableRuleError("cards", "enter the next card (the shoe given has run out)") from None
+    except KeyError as e:
+        raise TableRuleError("decisions", f"a decision needs {e.args[0]}") from None
+    return rnd, extra
+
+
+def bj_view(rnd) -> dict:
+    """What the table shows during play: the upcard, every hand, who acts and what they may do."""
+    try:
+        allowed = rnd.allowed_actions() if not rnd.finished else []
+    except ShoeExhausted:
+        allowed = []
+    cur = rnd.current
+    return {"dealer": card_strings(rnd.dealer), "insurance_open": rnd.insurance_open,
+            "to_act": {"box": cur[0], "hand": cur[1], "allowed": allowed} if cur else None,
+            "boxes": {bx.box: {"player_id": int(bx.player), "insurance": bx.insurance, "even_money": bx.even_money,
+                               "hands": [{"id": h.id, "cards": card_strings(h.cards), "total": h.total,
+                                          "stake": h.stake, "double": h.double, "surrendered": h.surrendered,
+                                          "done": h.done} for h in (bx.hand(i) for i in bx.order)]}
+                      for bx in rnd.boxes.values()}}
+
+
+def create_table_accounts(uow, code: str, game: str = "") -> None:
+    uow.ledger.ensure_account(bets_account(code), L.AccountType.LIABILITY, non_negative=True)
+    uow.ledger.ensure_account(hold_account(code), L.AccountType.REVENUE)
+    if game == "roulette":
+        uow.ledger.ensure_account(L.table_chips(code), L.AccountType.LIABILITY, non_negative=True)
+
+
+def new_table(uow, *, code: str, game: str, name: str = "", rules: dict | None = None, limits: dict | None = None,
+              chip_unit: int = 1_000, commission_unit: int = 100, status: str = "open") -> GameTable:
+    """Create a table with its two ledger accounts (rules/limits default to the game's)."""
+    if game not in TABLE_GAMES:
+        raise ValidationFailed(f"game must be one of {', '.join(TABLE_GAMES)}", field="game")
+    if status not in STATUSES:
+        raise ValidationFailed("status must be open, closed or private", field="status")
+    eng = GAMES[game]
+    try:
+        r = eng.rules_from_dict(rules) if rules else eng.default_rules
+        rd = r.to_dict()
+        if game == "baccarat":
+            rd["commission_unit"] = commission_unit
+            r = eng.rules_from_dict(rd)
+            rd = r.to_dict()
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValidationFailed(f"rules: {e}", field="rules") from None
+    try:
+        if limits:
+            lim = TableLimits.from_dict(limits)
+        elif game == "big_wheel":
+            lim = eng.default_limits(r, chip_unit=chip_unit)
+        else:
+            lim = eng.default_limits(chip_unit=chip_unit)
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValidationFailed(f"limits: {e}", field="limits") from None
+    if lim.chip_unit != chip_unit:
+        raise ValidationFailed("limits.chip_unit must equal chip_unit", field="limits")
+    t = GameTable(code=code, game=game, name=name or code, rules=rd, limits=lim.to_dict(), chip_unit=chip_unit,
+                  commission_unit=commission_unit, status=status, round_seq=0, shoe_no=0, shoe=None)
+    uow.tables.add(t)
+    create_table_accounts(uow, code, game)
+    return t
+
+
+def _check_kwargs(t: GameTable, rules) -> dict:
+    if t.game == "blackjack" or t.game == "roulette":
+        return {"rules": rules}
+    if t.game == "big_wheel":
+        return {"config": rules}
+    return {}
+
+
+class TableService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # ------------------------------------------------------------------ tables
+    def create(self, principal: Principal, data: dict) -> dict:
+        require_role(principal, *MANAGER_ROLES)
+        with self.ctx.uow() as uow:
+            try:
+                uow.tables.get(data["code"])
+                raise Conflict(f"table {data['code']!r} exists", field="code")
+            except NotFound:
+                pass
+            t = new_table(uow, **data)
+            out = table_view(t, [], uow)
+            uow.commit()
+            return out
+
+    def update(self, principal: Principal, code: str, status: str) -> dict:
+        require_role(principal, *MANAGER_ROLES)
+        if status not in STATUSES:
+            raise ValidationFailed("status must be open, closed or private", field="status")
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            t.status = status
+            out = table_view(t, uow.tables.seats(t.id), uow)
+            uow.commit()
+            return out
+
+    def list(self, principal: Principal) -> dict:
+        require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            return {"tables": [table_view(t, uow.tables.seats(t.id), uow) for t in uow.tables.all()]}
+
+    def get(self, principal: Principal, code: str) -> dict:
+        require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            t = uow.tables.get(code)
+            return table_view(t, uow.tables.seats(t.id), uow)
+
+    # ------------------------------------------------------------------ seats
+    def sit(self, principal: Principal, code: str, seat: str, player_id: int) -> dict:
+        require_role(principal, *DEALER_ROLES)
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            if t.status == "closed":
+                raise Conflict(f"table {code} is closed", field="code")
+            uow.players.get(player_id)
+            WalletService.open(uow, player_id)
+            seats = uow.tables.seats(t.id)
+            if any(s.seat == seat for s in seats):
+                raise Conflict(f"seat {seat} is taken", field="seat")
+            mine = sum(s.player_id == player_id for s in seats)
+            most = _rules(t).boxes_per_player if t.game == "blackjack" else 1  # blackjack: a seat per box played
+            if mine >= most:
+                raise Conflict(f"player {player_id} already sits at {code}"
+                               f"{f' in {most} boxes' if most > 1 else ''}", field="player_id")
+            uow.tables.add(TableSeat(table_id=t.id, seat=seat, player_id=player_id))
+            out = table_view(t, uow.tables.seats(t.id), uow)
+            uow.commit()
+            return out
+
+    def leave(self, principal: Principal, code: str, seat: str) -> dict:
+        require_role(principal, *DEALER_ROLES)
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            s = next((s for s in uow.tables.seats(t.id) if s.seat == seat), None)
+            if s is None:
+                raise NotFound(f"nobody sits at seat {seat}", field="seat")
+            uow.tables.delete(s)
+            out = table_view(t, uow.tables.seats(t.id), uow)
+            uow.commit()
+            return out
+
+    # ------------------------------------------------------------------ rounds
+    def open_round(self, principal: Principal, code: str) -> dict:
+        require_role(principal, *DEALER_ROLES)
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            if t.status == "closed":
+                raise Conflict(f"table {code} is closed", field="code")
+            if t.round_seq:
+                last = uow.tables.round(t.id, t.round_seq)
+                if last.status in ("betting", "no_more_bets"):
+                    raise Conflict(f"round {last.number} is still in play", field="round")
+            t.round_seq += 1
+            r = TableRound(table_id=t.id, number=t.round_seq, status="betting", shoe_no=t.shoe_no,
+                           opened_at=self.ctx.clock.now())
+            uow.tables.add(r)
+            out = round_view(t, r, [])
+            uow.commit()
+            return out
+
+    def no_more_bets(self, principal: Principal, code: str, number: int) -> dict:
+        require_role(principal, *DEALER_ROLES)
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            r = uow.tables.round(t.id, number, for_update=True)
+            if r.status != "betting":
+                raise BettingClosed(f"round {number} is {r.status}")
+            r.status = "no_more_bets"
+            out = round_view(t, r, uow.tables.bets(r.id))
+            uow.commit()
+            return out
+
+    def get_round(self, principal: Principal, code: str, number: int) -> dict:
+        require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            t = uow.tables.get(code)
+            r = uow.tables.round(t.id, number)
+            return round_view(t, r, uow.tables.bets(r.id))
+
+    # ------------------------------------------------------------------ bets
+    def place_bet(self, principal: Principal, code: str, number: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """A bet by the player (player token: for themself only) or by a dealer on a seated player's behalf."""
+        if principal.kind == "player":
+            player_id = int(principal.name)
+            if body.get("player_id") not in (None, player_id):
+                raise Forbidden("a player bets only for themself", field="player_id")
+        else:
+            require_role(principal, *DEALER_ROLES)
+            player_id = body.get("player_id")
+            if player_id is None:
+                raise ValidationFailed("player_id is required when staff place a bet", field="player_id")
+        spot, amount, box = body["spot"], body["amount"], body.get("box")
+
+        def fn(uow) -> dict:
+            t = uow.tables.get(code, for_update=True)
+            if t.status == "closed":
+                raise Conflict(f"table {code} is closed", field="code")
+            r = uow.tables.round(t.id, number, for_update=True)
+            seats = uow.tables.seats(t.id)
+            if not any(s.player_id == player_id for s in seats):
+                raise Conflict(f"player {player_id} is not seated at {code}", field="player_id")
+            existing = [_bet_of(b) for b in uow.tables.bets(r.id)]
+            rules = _rules(t)
+            seat_map = {s.seat: str(s.player_id) for s in seats}
+            kw = _check_kwargs(t, rules)
+            if t.game == "blackjack":
+                kw["seats"] = seat_map
+            elif box is not None:
+                raise TableRuleError("box", f"{t.game} bets have no box")
+            participants = {b.player for b in existing} | {str(player_id)}
+            stack = uow.tables.stack(t.id, player_id) if t.game == "roulette" else None
+            if stack is not None:  # a colour-chip player bets whole chips of their colour
+                kw["chip_value"] = stack.chip_value
+            bet = GAMES[t.game].check_bet(Bet(spot=spot, amount=amount, player=str(player_id), box=box), _limits(t),
+                                          existing, betting_open=(r.status == "betting"),
+                                          participants=participants, **kw)
+            refs = {"table": code, "round": number, "spot": bet.spot, "player": player_id}
+            if stack is not None:
+                if stack.chips * stack.chip_value < bet.amount:
+                    raise InsufficientFunds(f"the {stack.colour} stack holds {stack.chips} chips of "
+                                            f"₩{stack.chip_value:,}, less than ₩{bet.amount:,}", field="amount")
+                stack.chips -= bet.amount // stack.chip_value
+                e = L.EntryBuilder("table.colour_bet", f"{stack.colour} chips bet at {code}")
+                e.add(debit=L.table_chips(code), credit=bets_account(code), amount=bet.amount)
+                entry = uow.ledger.post(e.build({**refs, "colour": stack.colour}))
+            else:
+                entry = WalletService.debit_for_table(uow, player_id, bets_account(code), bet.amount, refs=refs)
+            row = TableBet(round_id=r.id, player_id=player_id, spot=bet.spot, box=bet.box, amount=bet.amount,
+                           cap=bet.cap, entry_id=entry, placed_by=principal.id, colour=stack.colour if stack else None)
+            uow.tables.add(row)
+            out = {"table": code, "round": number, "bet": {"id": row.id, "player_id": player_id, "spot": bet.spot,
+                                                           "box": bet.box, "amount": bet.amount, "entry": entry,
+                                                           "colour": row.colour},
+                   "wallet": WalletService.balances(uow, player_id)}
+            if stack is not None:
+                out["colour_stack"] = {"colour": stack.colour, "chip_value": stack.chip_value, "chips": stack.chips}
+            return out
+
+        fp = fingerprint("POST", f"tables/{code}/rounds/{number}/bets", {**body, "player_id": player_id})
+        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        return res.status, res.body, res.replayed
+
+    # ------------------------------------------------------------------ outcome + settle
+    def _outcome(self, t: GameTable, rules, body: dict, bets: list[Bet],
+                 state_in: dict | None = None) -> tuple[Any, str, list[Bet], dict]:
+        """The round's outcome from dealer input (``body`` has it) or the CSPRNG; same engine calls.
+
+        Returns (outcome, mode, extra bets to debit (blackjack decisions), table-state changes)."""
+        if body.get("void"):
+            return Void(str(body.get("reason") or "no game")), "input", [], {}
+        mode = "input" if any(k in body for k in ("number", "dice", "symbol", "stop", "cards")) else "rng"
+        rng = self.ctx.rng
+        g = t.game
+        if g == "roulette":
+            return roulette.spin(roulette.dealer_input(body["number"]) if mode == "input" else rng), mode, [], {}
+        if g == "sic_bo":
+            if mode == "input":
+                dice = body.get("dice")
+                if not isinstance(dice, list):
+                    raise TableRuleError("dice", "enter three dice")
+                return sicbo.roll(sicbo.dealer_input(*dice)), mode, [], {}
+            return sicbo.roll(rng), mode, [], {}
+        if g == "big_wheel":
+            if mode == "input":
+                src = bigwheel.dealer_input(rules, stop=body.get("stop"), symbol=body.get("symbol"))
+            else:
+                src = rng
+            return bigwheel.spin(src, rules), mode, [], {}
+        if g == "baccarat":
+            if mode == "input":
+                return baccarat.coup_from_cards(body["cards"]), mode, [], {}
+            shoe, state = self._baccarat_shoe(t, rules)
+            try:
+                coup = baccarat.play_coup(shoe)
+            except ShoeExhausted:
+                return Void("the shoe ran out (misdeal)"), mode, [], {"shoe_done": True}
+            return coup, mode, [], {"shoe": {**state, "pos": state["pos"] + shoe.position,
+                                             "cut_card_out": coup.last_of_shoe}}
+        if g == "blackjack":
+            st = state_in or {}
+            if st:
+                mode = st["mode"]
+                cards = st["cards"] + list(body.get("cards") or [])
+            elif mode == "input":
+                cards = list(body["cards"])
+            else:
+                cards = card_strings(self._bj_shoe_cards(rules))
+            rnd, extra = bj_play(t, rules, bets, cards, (st.get("decisions") or []), body.get("decisions") or [])
+            out = rnd.finish_checked()
+            d = out.to_dict()
+            d["log"] = list(rnd.log)
+            d["cards_dealt"] = card_strings(rnd.shoe.dealt())
+            return out, mode, extra, {"outcome_dict": d}
+        raise ValidationFailed(f"unknown game {g}", field="game")
+
+    def _bj_shoe_cards(self, rules) -> list:
+        """A freshly shuffled blackjack shoe for the round (one card burned): the cards still to deal."""
+        shoe = blackjack.new_shoe(rules, self.ctx.rng)
+        return [shoe.draw() for _ in range(shoe.remaining)]
+
+    # ------------------------------------------------------------------ blackjack decisions, one at a time
+    def deal(self, principal: Principal, code: str, number: int, body: dict) -> dict:
+        """Blackjack: the initial deal after no more bets (dealer's ``cards`` in input mode, else the CSPRNG)."""
+        require_role(principal, *DEALER_ROLES)
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            if t.game != "blackjack":
+                raise ValidationFailed("only blackjack rounds are dealt and played decision by decision", field="code")
+            r = uow.tables.round(t.id, number, for_update=True)
+            if r.status != "no_more_bets" or r.state is not None:
+                raise Conflict(f"round {number} is {r.status}{' and already dealt' if r.state else ''}: "
+                               "deal once, after no more bets", field="round")
+            rules = _rules(t)
+            bets = [_bet_of(b) for b in uow.tables.bets(r.id)]
+            if body.get("cards"):
+                st = {"mode": "input", "cards": list(body["cards"]), "decisions": []}
+            else:
+                st = {"mode": "rng", "cards": card_strings(self._bj_shoe_cards(rules)), "decisions": []}
+            rnd, _ = bj_play(t, rules, bets, st["cards"], [], [])
+            r.state = st
+            r.mode = st["mode"]
+            out = {"table": code, "round": number, **bj_view(rnd)}
+            uow.commit()
+            return out
+
+    def decide(self, principal: Principal, code: str, number: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Blackjack: one decision (hit, stand, double, split, surrender, insurance, even money, no insurance)
+        by the box's seated player (player token) or the dealer; a double / split / insurance is debited now."""
+        if principal.kind != "player":
+            require_role(principal, *DEALER_ROLES)
+
+        def fn(uow) -> dict:
+            t = uow.tables.get(code, for_update=True)
+            r = uow.tables.round(t.id, number, for_update=True)
+            if t.game != "blackjack" or r.state is None or r.status != "no_more_bets":
+                raise Conflict(f"round {number} is not being played (deal it first)", field="round")
+            seats = {s.seat: s.player_id for s in uow.tables.seats(t.id)}
+            if principal.kind == "player" and seats.get(body["box"]) != int(principal.name):
+                raise Forbidden(f"box {body['box']} is not the player's", field="box")
+            rules = _rules(t)
+            rows = uow.tables.bets(r.id)
+            st = dict(r.state)
+            if body.get("cards"):
+                if st["mode"] != "input":
+                    raise ValidationFailed("cards are entered only on an input-mode round", field="cards")
+                st["cards"] = st["cards"] + list(body["cards"])
+            decision = {k: v for k, v in body.items() if k in ("box", "action", "amount") and v is not None}
+            rnd, extra = bj_play(t, rules, [_bet_of(b) for b in rows], st["cards"], st["decisions"], [decision])
+            out_bets = []
+            for x in extra:
+                pid = _pid(x.player)
+                entry = WalletService.debit_for_table(uow, pid, bets_account(code), x.amount,
+                                                      refs={"table": code, "round": number, "spot": x.spot})
+                row = TableBet(round_id=r.id, player_id=pid, spot=x.spot, box=x.box, amount=x.amount, cap=x.cap,
+                               entry_id=entry, placed_by=principal.id)
+                uow.tables.add(row)
+                out_bets.append({"id": row.id, "spot": x.spot, "box": x.box, "amount": x.amount, "entry": entry})
+            st["decisions"] = st["decisions"] + [decision]
+            r.state = st
+            return {"table": code, "round": number, "decision": decision, "debited": out_bets, **bj_view(rnd)}
+
+        fp = fingerprint("POST", f"tables/{code}/rounds/{number}/decisions", body)
+        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+        return res.status, res.body, res.replayed
+
+    def _baccarat_shoe(self, t: GameTable, rules) -> tuple[Shoe, dict]:
+        st = t.shoe
+        if st is None or st.get("cut_card_out"):
+            st = self._shuffle(t, rules)
+        remaining = parse_cards(st["cards"][st["pos"]:])
+        return Shoe.stacked(remaining, cut_index=max(st["cut_index"] - st["pos"], 0)), st
+
+    def _shuffle(self, t: GameTable, rules) -> dict:
+        shoe, burned = baccarat.new_shoe(rules, self.ctx.rng)
+        all_cards = shoe.dealt() + [shoe.draw() for _ in range(shoe.remaining)]
+        st = {"cards": card_strings(all_cards), "pos": len(burned), "cut_index": shoe.cut_index,
+              "burned": card_strings(burned), "cut_card_out": False}
+        t.shoe_no += 1
+        t.shoe = st
+        return st
+
+    def new_shoe(self, principal: Principal, code: str) -> dict:
+        """Baccarat: a fresh shuffled shoe (CSPRNG) and a new shoe number (its roadmaps start empty)."""
+        require_role(principal, *DEALER_ROLES)
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            if t.game != "baccarat":
+                raise ValidationFailed("only baccarat tables keep a shoe", field="code")
+            if t.round_seq and uow.tables.round(t.id, t.round_seq).status in ("betting", "no_more_bets"):
+                raise Conflict("finish the round in play first", field="round")
+            st = self._shuffle(t, _rules(t))
+            out = {"table": code, "shoe_no": t.shoe_no, "burned": st["burned"], "cards_left": len(st["cards"]) - st["pos"]}
+            uow.commit()
+            return out
+
+    def settle(self, principal: Principal, code: str, number: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Outcome (input or CSPRNG) and settlement of the round, in one transaction."""
+        require_role(principal, *DEALER_ROLES)
+
+        def fn(uow) -> dict:
+            t = uow.tables.get(code, for_update=True)
+            r = uow.tables.round(t.id, number, for_update=True)
+            if r.status in ("settled", "void"):
+                raise Conflict(f"round {number} is already {r.status}", field="round")
+            rules = _rules(t)
+            rows = uow.tables.bets(r.id)
+            bets = [_bet_of(b) for b in rows]
+            outcome, mode, extra, state = self._outcome(t, rules, body, bets, r.state)
+            if t.game == "baccarat" and t.shoe_no == 0:  # input mode before any shuffled shoe: shoe 1
+                t.shoe_no = 1
+            for x in extra:  # blackjack doubles / splits / insurance: debited now, settled with the round
+                pid = _pid(x.player)
+                entry = WalletService.debit_for_table(uow, pid, bets_account(code), x.amount,
+                                                      refs={"table": code, "round": number, "spot": x.spot})
+                row = TableBet(round_id=r.id, player_id=pid, spot=x.spot, box=x.box, amount=x.amount, cap=x.cap,
+                               entry_id=entry, placed_by=principal.id)
+                uow.tables.add(row)
+                rows.append(row)
+                bets.append(_bet_of(row))
+            settlements = GAMES[t.game].settle(bets, outcome, rules)
+            body_out = self._post(uow, t, number, settlements, {b.id: b.colour for b in rows})
+            r.outcome = state.get("outcome_dict") or outcome.to_dict()
+            r.mode = mode
+            r.shoe_no = t.shoe_no
+            r.status = "void" if isinstance(outcome, Void) else "settled"
+            r.settlements = [s.to_dict() for s in settlements]
+            r.house_net = body_out["house_net"]
+            r.settled_at = self.ctx.clock.now()
+            if "shoe" in state:
+                t.shoe = state["shoe"]
+            if state.get("shoe_done") and t.shoe:
+                t.shoe = {**t.shoe, "cut_card_out": True}
+            out = round_view(t, r, rows)
+            out["payouts"] = body_out["payouts"]
+            if "payouts_in_chips" in body_out:
+                out["payouts_in_chips"] = body_out["payouts_in_chips"]
+            out["entries"] = body_out["entries"]
+            return out
+
+        fp = fingerprint("POST", f"tables/{code}/rounds/{number}/settle", body)
+        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+        return res.status, res.body, res.replayed
+
+    def _post(self, uow, t: GameTable, number: int, settlements, colours: dict | None = None) -> dict:
+        staked = sum(s.bet.amount for s in settlements)
+        payouts: dict[int, int] = {}
+        chips_paid: dict[int, int] = {}  # roulette colour-chip bets are paid in the player's colour
+        for s in settlements:
+            pid = _pid(s.bet.player)
+            if (colours or {}).get(int(s.bet.id) if s.bet.id else None):
+                chips_paid[pid] = chips_paid.get(pid, 0) + s.payout
+            else:
+                payouts[pid] = payouts.get(pid, 0) + s.payout
+        for pid, won in list(chips_paid.items()):
+            stack = uow.tables.stack(t.id, pid)
+            if stack is None or won % stack.chip_value:  # colour cashed out meanwhile: pay the wallet
+                payouts[pid] = payouts.get(pid, 0) + chips_paid.pop(pid)
+        paid = sum(payouts.values()) + sum(chips_paid.values())
+        house_net = staked - paid
+        refs = {"table": t.code, "round": number}
+        entries = []
+        if house_net < 0:  # the house funds the winnings from the table's hold
+            e = L.EntryBuilder("table.settle", f"table {t.code} round {number}: house pays")
+            e.add(debit=hold_account(t.code), credit=bets_account(t.code), amount=-house_net)
+            entries.append(uow.ledger.post(e.build(refs)))
+        for pid in sorted(payouts):
+            if payouts[pid] > 0:
+                entries.append(WalletService.credit_from_table(uow, pid, bets_account(t.code), payouts[pid], refs=refs))
+        for pid in sorted(chips_paid):
+            if chips_paid[pid] > 0:
+                stack = uow.tables.stack(t.id, pid)
+                stack.chips += chips_paid[pid] // stack.chip_value
+                e = L.EntryBuilder("table.colour_pay", f"{stack.colour} chips paid at {t.code}")
+                e.add(debit=bets_account(t.code), credit=L.table_chips(t.code), amount=chips_paid[pid])
+                entries.append(uow.ledger.post(e.build({**refs, "player": pid, "colour": stack.colour})))
+        if house_net > 0:  # the losing stakes go to the table's hold
+            e = L.EntryBuilder("table.settle", f"table {t.code} round {number}: house wins")
+            e.add(debit=bets_account(t.code), credit=hold_account(t.code), amount=house_net)
+            entries.append(uow.ledger.post(e.build(refs)))
+        out = {"house_net": house_net, "payouts": {str(k): v for k, v in sorted(payouts.items())}, "entries": entries}
+        if chips_paid:
+            out["payouts_in_chips"] = {str(k): v for k, v in sorted(chips_paid.items())}
+        return out
+
+    # ------------------------------------------------------------------ roulette colour chips
+    def colour_buy_in(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """A seated roulette player buys colour chips from the wallet (wallet → ``table:<code>:chips``)."""
+        require_role(principal, *DEALER_ROLES)
+        pid = body["player_id"]
+
+        def fn(uow) -> dict:
+            t = uow.tables.get(code, for_update=True)
+            if t.game != "roulette":
+                raise ValidationFailed("colour chips are for roulette tables", field="code")
+            if not any(s.player_id == pid for s in uow.tables.seats(t.id)):
+                raise Conflict(f"player {pid} is not seated at {code}", field="player_id")
+            stacks = uow.tables.stacks(t.id)
+            in_use = {c.colour: str(c.player_id) for c in stacks}
+            mine = next((c for c in stacks if c.player_id == pid), None)
+            got = roulette.buy_in(in_use, str(pid), body["colour"], body["chip_value"], body["amount"],
+                                  chip_unit=t.chip_unit, rules=_rules(t))
+            if mine is not None and mine.chip_value != got.chip_value:
+                raise TableRuleError("chip_value", f"the player's {mine.colour} chips are worth ₩{mine.chip_value:,}")
+            entry = WalletService.debit_for_table(uow, pid, L.table_chips(code), body["amount"],
+                                                  refs={"table": code, "colour": got.colour})
+            if mine is None:
+                mine = ColourStack(table_id=t.id, player_id=pid, colour=got.colour, chip_value=got.chip_value, chips=0)
+                uow.tables.add(mine)
+            mine.chips += got.chips
+            return {"table": code, "player_id": pid, "colour": mine.colour, "chip_value": mine.chip_value,
+                    "chips": mine.chips, "entry": entry, "wallet": WalletService.balances(uow, pid)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"tables/{code}/colour/buy-in", body), fn)
+        return res.status, res.body, res.replayed
+
+    def colour_cash_out(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """The player hands colour chips in (all by default): their value goes back to the wallet; an empty
+        stack frees the colour."""
+        require_role(principal, *DEALER_ROLES)
+        pid = body["player_id"]
+
+        def fn(uow) -> dict:
+            t = uow.tables.get(code, for_update=True)
+            stack = uow.tables.stack(t.id, pid)
+            if stack is None:
+                raise NotFound(f"player {pid} holds no colour chips at {code}", field="player_id")
+            chips = body.get("chips", stack.chips)
+            if chips > stack.chips:
+                raise TableRuleError("chips", f"the player holds {stack.chips} {stack.colour} chips")
+            won = roulette.cash_out(roulette.ColourStack(str(pid), stack.colour, stack.chip_value, stack.chips), chips)
+            entry = (WalletService.credit_from_table(uow, pid, L.table_chips(code), won, refs={"table": code,
+                                                                                            "colour": stack.colour})
+                     if won else None)
+            stack.chips -= chips
+            out = {"table": code, "player_id": pid, "colour": stack.colour, "chips_cashed": chips, "amount": won,
+                   "chips_left": stack.chips, "entry": entry}
+            if stack.chips == 0:
+                uow.tables.delete(stack)
+            out["wallet"] = WalletService.balances(uow, pid)
+            return out
+
+        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"tables/{code}/colour/cash-out", body), fn)
+        return res.status, res.body, res.replayed
+
+    # ------------------------------------------------------------------ replay + roadmaps
+    def replay(self, principal: Principal, code: str, number: int) -> dict:
+        """Recompute the settlement from the stored outcome, bets and rules; compare with the record."""
+        require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            t = uow.tables.get(code)
+            r = uow.tables.round(t.id, number)
+            if r.status not in ("settled", "void"):
+                raise Conflict(f"round {number} is not settled", field="round")
+            eng = GAMES[t.game]
+            bets = [_bet_of(b) for b in uow.tables.bets(r.id)]
+            outcome = eng.outcome_from_dict(r.outcome)
+            again = [s.to_dict() for s in eng.settle(bets, outcome, _rules(t))]
+            return {"table": code, "round": number, "settlements": again, "matches": again == r.settlements,
+                    "house_net": sum(s["bet"]["amount"] - s["payout"] for s in again)}
+
+    def roadmaps(self, principal: Principal, code: str, shoe_no: int | None = None) -> dict:
+        require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            t = uow.tables.get(code)
+            if t.game != "baccarat":
+                raise ValidationFailed("roadmaps are for baccarat tables", field="code")
+            n = t.shoe_no if shoe_no is None else shoe_no
+            rounds = [r for r in reversed(uow.tables.rounds(t.id, shoe_no=n, limit=1000))
+                      if r.status == "settled" and r.outcome and "winner" in r.outcome]
+            board = roadmaps.scoreboard([r.outcome for r in rounds])
+            return {"table": code, "shoe_no": n, **board}
+
+
+# ---------------------------------------------------------------------- demo floor
+# code, game, name, limits builder (won; chip unit ₩1,000, commission unit ₩100)
+def _demo_limits(game: str) -> TableLimits:
+    if game == "baccarat":
+        return baccarat.default_limits(chip_unit=1_000, minimum=10_000, maximum=3_000_000,
+                                       side_minimum=1_000, side_maximum=300_000)
+    if game == "blackjack":
+        return blackjack.default_limits(chip_unit=1_000, minimum=10_000, maximum=2_000_000,
+                                        pair_minimum=1_000, pair_maximum=200_000)
+    if game == "roulette":
+        return roulette.default_limits(chip_unit=1_000, inside_min=1_000, straight_max=100_000,
+                                       outside_min=5_000, outside_max=1_000_000)
+    if game == "sic_bo":
+        return sicbo.default_limits(chip_unit=1_000, minimum=5_000, even_max=2_000_000, other_max=200_000)
+    return bigwheel.default_limits(bigwheel.STANDARD_54, chip_unit=1_000, minimum=5_000, max_win=2_000_000)
+
+
+DEMO_TABLES = (("BAC-01", "baccarat", "Baccarat 1"), ("BJ-01", "blackjack", "Blackjack 1"),
+               ("RL-01", "roulette", "Roulette 1"), ("SB-01", "sic_bo", "Sic Bo 1"), ("BW-01", "big_wheel", "Big Wheel 1"))
+
+
+def seed_tables(uow) -> list[str]:
+    """One demo table per game (idempotent)."""
+    made = []
+    for code, game, name in DEMO_TABLES:
+        try:
+            uow.tables.get(code)
+            continue
+        except NotFound:
+            pass
+        new_table(uow, code=code, game=game, name=name, limits=_demo_limits(game).to_dict(), chip_unit=1_000,
+                  commission_unit=100)
+        made.append(code)
+    return made

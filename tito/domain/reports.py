@@ -1,0 +1,170 @@
+"""TITO reports for the auditor, pure: grouping and reconciliation over plain rows.
+
+The reports the reference lists (GLI-13 via NY 5317.38 / OK 325:85-21-18; G2S voucher
+class): issued by date and device, redeemed by date and channel, outstanding liability by
+issue date and sequence, expired and voided tickets, and each machine's tickets-out meter
+against the tickets on file. Dates are the casino's **local calendar dates** (the time zone
+is passed in), amounts integer won; every list is sorted so the same data gives the same
+report. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, tzinfo
+
+__all__ = [
+    "IssuedRow",
+    "MachineMeters",
+    "RedeemedRow",
+    "TicketRow",
+    "group_issued",
+    "group_redeemed",
+    "local_date",
+    "outstanding_by_date",
+    "reconcile_machines",
+    "ticket_dict",
+]
+
+
+def local_date(ts: datetime, tz: tzinfo) -> date:
+    """The casino-local calendar date of an aware timestamp."""
+    return ts.astimezone(tz).date()
+
+
+@dataclass(frozen=True)
+class IssuedRow:
+    issued_at: datetime
+    issued_by: str
+    type: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class RedeemedRow:
+    redeemed_at: datetime
+    channel: str
+    location: str
+    type: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class TicketRow:
+    """One ticket as listed in the outstanding, expired and voided reports."""
+
+    validation_number: str
+    type: str
+    amount: int
+    status: str
+    issued_at: datetime
+    issued_by: str
+    sequence: int
+    expires_at: datetime
+    extra: tuple[tuple[str, object], ...] = ()
+
+
+def _total(items: Iterable[dict]) -> dict:
+    items = list(items)
+    return {"count": sum(i["count"] for i in items), "amount": sum(i["amount"] for i in items)}
+
+
+def group_issued(rows: Iterable[IssuedRow], tz: tzinfo) -> dict:
+    """Tickets issued, by local date and issuing machine (or station) and type.
+
+    ``{"rows": [{"date", "issued_by", "type", "count", "amount"}], "by_type": {type: {count, amount}},
+    "total": {count, amount}}``.
+    """
+    acc: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        a = acc[(local_date(r.issued_at, tz).isoformat(), r.issued_by, r.type)]
+        a[0] += 1
+        a[1] += r.amount
+        by_type[r.type][0] += 1
+        by_type[r.type][1] += r.amount
+    out = [{"date": d, "issued_by": m, "type": t, "count": c, "amount": s} for (d, m, t), (c, s) in sorted(acc.items())]
+    return {"rows": out, "by_type": {t: {"count": c, "amount": s} for t, (c, s) in sorted(by_type.items())},
+            "total": _total(out)}
+
+
+def group_redeemed(rows: Iterable[RedeemedRow], tz: tzinfo) -> dict:
+    """Tickets redeemed, by local date and channel (machine, cage, kiosk), with locations.
+
+    ``{"rows": [{"date", "channel", "count", "amount"}], "by_location": [{"date", "channel",
+    "location", "count", "amount"}], "total": {count, amount}}``.
+    """
+    by_channel: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    by_location: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        d = local_date(r.redeemed_at, tz).isoformat()
+        for acc, key in ((by_channel, (d, r.channel)), (by_location, (d, r.channel, r.location))):
+            acc[key][0] += 1
+            acc[key][1] += r.amount
+    out = [{"date": d, "channel": ch, "count": c, "amount": s} for (d, ch), (c, s) in sorted(by_channel.items())]
+    locs = [{"date": d, "channel": ch, "location": loc, "count": c, "amount": s}
+            for (d, ch, loc), (c, s) in sorted(by_location.items())]
+    return {"rows": out, "by_location": locs, "total": _total(out)}
+
+
+def ticket_dict(t: TicketRow, tz: tzinfo) -> dict:
+    return {
+        "validation_number": t.validation_number, "type": t.type, "amount": t.amount, "status": t.status,
+        "issue_date": local_date(t.issued_at, tz).isoformat(), "issued_at": t.issued_at.isoformat(),
+        "issued_by": t.issued_by, "sequence": t.sequence, "expires_at": t.expires_at.isoformat(), **dict(t.extra),
+    }
+
+
+def outstanding_by_date(rows: Iterable[TicketRow], tz: tzinfo) -> dict:
+    """Unredeemed tickets listed by local issue date, then issuer and sequence, with subtotals.
+
+    ``{"dates": [{"date", "count", "amount", "tickets": [...]}], "total": {count, amount}}``.
+    """
+    days: dict[str, list[TicketRow]] = defaultdict(list)
+    for r in rows:
+        days[local_date(r.issued_at, tz).isoformat()].append(r)
+    out = []
+    for d in sorted(days):
+        tickets = sorted(days[d], key=lambda t: (t.issued_by, t.sequence, t.issued_at))
+        out.append({"date": d, "count": len(tickets), "amount": sum(t.amount for t in tickets),
+                    "tickets": [ticket_dict(t, tz) for t in tickets]})
+    return {"dates": out, "total": _total(out)}
+
+
+@dataclass(frozen=True)
+class MachineMeters:
+    """A machine's ticket meters and what the ticket file says it issued and accepted."""
+
+    asset: str
+    tickets_out_meter: int
+    tickets_out_count_meter: int
+    tickets_in_meter: int
+    tickets_in_count_meter: int
+    issued_amount: int
+    issued_count: int
+    accepted_amount: int
+    accepted_count: int
+
+
+def reconcile_machines(machines: Iterable[MachineMeters]) -> dict:
+    """Each machine's tickets-out (and tickets-in) meters against the tickets on file.
+
+    ``issued`` counts the cash-out tickets the machine printed (cashable and
+    promotional; handpay receipts are not tickets-out); ``accepted`` the tickets it
+    redeemed. A machine agrees when both amounts and both counts match.
+    ``{"machines": [{asset, tickets_out: {meter, count_meter, issued, issued_count, difference},
+    tickets_in: {...}, "agrees"}], "all_agree": bool, "disagreeing": [asset]}``.
+    """
+    rows = []
+    for m in sorted(machines, key=lambda m: m.asset):
+        out = {"meter": m.tickets_out_meter, "count_meter": m.tickets_out_count_meter, "issued": m.issued_amount,
+               "issued_count": m.issued_count, "difference": m.tickets_out_meter - m.issued_amount}
+        inn = {"meter": m.tickets_in_meter, "count_meter": m.tickets_in_count_meter, "accepted": m.accepted_amount,
+               "accepted_count": m.accepted_count, "difference": m.tickets_in_meter - m.accepted_amount}
+        agrees = (out["difference"] == 0 and m.tickets_out_count_meter == m.issued_count
+                  and inn["difference"] == 0 and m.tickets_in_count_meter == m.accepted_count)
+        rows.append({"asset": m.asset, "tickets_out": out, "tickets_in": inn, "agrees": agrees})
+    bad = [r["asset"] for r in rows if not r["agrees"]]
+    return {"machines": rows, "all_agree": not bad, "disagreeing": bad}

@@ -1,0 +1,209 @@
+"""TITO ticket rules, pure: types, states, which channel may pay which ticket, and why not.
+
+Types (SAS §15 ticket types; G2S voucher class ``creditType``): one credit type per ticket.
+
+=================  ===========================  ==========================================
+type               printed title                paid at
+=================  ===========================  ==========================================
+``cashable``       CASHOUT TICKET               machine (credit meter), cage, kiosk
+``promotional``    PROMOTIONAL TICKET           machine only (promo meter); never for cash
+``handpay_receipt`` HANDPAY RECEIPT             cage or kiosk (cash); not a machine voucher
+=================  ===========================  ==========================================
+
+States (G2S voucher status, GLI-13 §2.6)::
+
+    issued ──authorise (machine)──▶ pending ──commit──▶ redeemed
+      ▲                               │
+      └──── reject / hold expired ◀───┘
+    issued ──redeem (cage, kiosk, single-call machine)──▶ redeemed
+    issued|expired ──void (supervisor, reason)──▶ voided
+    issued ──expiry date passes──▶ expired ──cage with supervisor approval──▶ redeemed
+
+A ``pending`` ticket whose hold (15 s, G2S default) has passed counts as ``issued``
+everywhere (:func:`effective_status`), so a lost commit never strands a ticket even
+before the sweeper releases it; an ``issued`` ticket past its expiry counts as
+``expired`` even before the expiry task marks it. Unredeemed tickets (issued, pending,
+expired) are outstanding liability; breakage is never automatic (see
+:mod:`tito.services.admin`).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Final
+
+__all__ = [
+    "ACCEPTED_AT",
+    "CASHABLE",
+    "CHANNELS",
+    "DEFAULT_HOLD",
+    "EXPIRED",
+    "HANDPAY_RECEIPT",
+    "ISSUED",
+    "OUTSTANDING_STATES",
+    "PENDING",
+    "PROMOTIONAL",
+    "REDEEMED",
+    "STATES",
+    "TITLES",
+    "TYPES",
+    "VOIDED",
+    "Refusal",
+    "TicketSnapshot",
+    "check_presentation",
+    "effective_status",
+    "machine_promo",
+]
+
+CASHABLE: Final = "cashable"
+PROMOTIONAL: Final = "promotional"
+HANDPAY_RECEIPT: Final = "handpay_receipt"
+TYPES: Final = (CASHABLE, PROMOTIONAL, HANDPAY_RECEIPT)
+
+TITLES: Final = {CASHABLE: "CASHOUT TICKET", PROMOTIONAL: "PROMOTIONAL TICKET", HANDPAY_RECEIPT: "HANDPAY RECEIPT"}
+"""The ticket-type line printed on the face."""
+
+ISSUED: Final = "issued"
+PENDING: Final = "pending"
+REDEEMED: Final = "redeemed"
+VOIDED: Final = "voided"
+EXPIRED: Final = "expired"
+STATES: Final = (ISSUED, PENDING, REDEEMED, VOIDED, EXPIRED)
+OUTSTANDING_STATES: Final = (ISSUED, PENDING, EXPIRED)
+"""States that are still a liability: the audit sums these against ``tito:outstanding``."""
+
+MACHINE: Final = "machine"
+CAGE: Final = "cage"
+KIOSK: Final = "kiosk"
+CHANNELS: Final = (MACHINE, CAGE, KIOSK)
+
+ACCEPTED_AT: Final = {
+    MACHINE: frozenset({CASHABLE, PROMOTIONAL}),
+    CAGE: frozenset({CASHABLE, HANDPAY_RECEIPT}),
+    KIOSK: frozenset({CASHABLE, HANDPAY_RECEIPT}),
+}
+"""Ticket types each channel may redeem."""
+
+DEFAULT_HOLD: Final = timedelta(seconds=15)
+"""How long a machine's authorisation holds a ticket pending before it is released (G2S)."""
+
+
+def machine_promo(asset: str) -> str:
+    """Ledger account code (liability, non-negative): promotional credits on a machine's promo meter."""
+    return f"machine:{asset}:promo"
+
+
+@dataclass(frozen=True)
+class TicketSnapshot:
+    """What the rules need to know about one ticket (times are aware UTC datetimes)."""
+
+    status: str
+    type: str
+    amount: int
+    expires_at: datetime
+    pending_location: str | None = None
+    pending_until: datetime | None = None
+    pending_since: datetime | None = None
+    redeemed_at: datetime | None = None
+    redeemed_channel: str | None = None
+    redeemed_location: str | None = None
+    voided_at: datetime | None = None
+    voided_by: str | None = None
+    void_reason: str | None = None
+    expiry_override_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a presentation is refused. ``reason`` is one of:
+
+    ``already_redeemed``, ``voided``, ``pending_elsewhere``, ``not_accepted_here``
+    (``promotional_at_cage`` for a promotional ticket at the cage), ``expired``,
+    ``amount_mismatch``, ``zero_amount``. ``extra`` holds the facts to show (where and
+    when it was paid, where it is pending, the amount on file ...).
+    """
+
+    reason: str
+    detail: str
+    extra: dict = field(default_factory=dict)
+
+
+def effective_status(t: TicketSnapshot, now: datetime) -> str:
+    """The status as of ``now``: an expired hold counts as issued, a passed expiry as expired."""
+    status = t.status
+    if status == PENDING and (t.pending_until is None or t.pending_until <= now):
+        status = ISSUED
+    if status == ISSUED and t.expires_at <= now:
+        return EXPIRED
+    return status
+
+
+def _iso(ts: datetime | None) -> str | None:
+    return ts.isoformat() if ts else None
+
+
+def check_presentation(
+    t: TicketSnapshot,
+    *,
+    channel: str,
+    location: str,
+    now: datetime,
+    expected_amount: int | None = None,
+) -> Refusal | None:
+    """``None`` if ``channel`` at ``location`` may redeem (or, for a machine, authorise)
+    the ticket now; otherwise the :class:`Refusal`, checked in this order:
+
+    1. redeemed → ``already_redeemed`` (with where and when);
+    2. voided → ``voided`` (when, by whom, why);
+    3. pending under a live hold at another location → ``pending_elsewhere`` (a machine
+       asking again for a ticket it holds itself is allowed: its new authorisation
+       replaces the old one);
+    4. type not paid by this channel → ``promotional_at_cage`` / ``not_accepted_here``;
+    5. expired → ``expired``, except at the cage with a supervisor's approval recorded
+       on the ticket (house rule: the cage may honour an expired ticket);
+    6. ``expected_amount`` given and different → ``amount_mismatch`` (``amount_on_file``);
+    7. amount 0 → ``zero_amount``.
+    """
+    if channel not in CHANNELS:
+        raise ValueError(f"unknown channel {channel!r}")
+    status = effective_status(t, now)
+    if status == REDEEMED:
+        where = f"{t.redeemed_channel} {t.redeemed_location}"
+        return Refusal(
+            "already_redeemed",
+            f"ticket already redeemed at {where} on {_iso(t.redeemed_at)}",
+            {"redeemed_at": _iso(t.redeemed_at), "redeemed_channel": t.redeemed_channel,
+             "redeemed_location": t.redeemed_location},
+        )
+    if status == VOIDED:
+        return Refusal(
+            "voided",
+            f"ticket was voided on {_iso(t.voided_at)} by {t.voided_by}: {t.void_reason}",
+            {"voided_at": _iso(t.voided_at), "voided_by": t.voided_by, "void_reason": t.void_reason},
+        )
+    if status == PENDING and not (channel == MACHINE and t.pending_location == location):
+        return Refusal(
+            "pending_elsewhere",
+            f"ticket is in process at {t.pending_location} since {_iso(t.pending_since)}",
+            {"pending_location": t.pending_location, "pending_since": _iso(t.pending_since),
+             "pending_until": _iso(t.pending_until)},
+        )
+    if t.type not in ACCEPTED_AT[channel]:
+        if t.type == PROMOTIONAL and channel == CAGE:
+            return Refusal("promotional_at_cage",
+                           "a promotional ticket is not cashable: play it on a machine", {"ticket_type": t.type})
+        places = {MACHINE: "a machine", CAGE: "the cage", KIOSK: "a kiosk"}
+        return Refusal("not_accepted_here", f"a {t.type.replace('_', ' ')} is not accepted at {places[channel]}",
+                       {"ticket_type": t.type})
+    if status == EXPIRED and not (channel == CAGE and t.expiry_override_by):
+        hint = " (the cage may honour it with a supervisor's approval)" if channel == CAGE else ""
+        return Refusal("expired", f"ticket expired on {_iso(t.expires_at)}{hint}", {"expires_at": _iso(t.expires_at)})
+    if expected_amount is not None and expected_amount != t.amount:
+        return Refusal("amount_mismatch", f"amount differs from the one on file (₩{t.amount:,})",
+                       {"amount_on_file": t.amount})
+    if t.amount <= 0:
+        return Refusal("zero_amount", "ticket amount is zero")
+    return None

@@ -1,0 +1,47 @@
+"""TITO settings, from the environment only (``SLOTSYS_TITO_*``; pydantic-settings).
+
+The ticket expiry itself is the floor-wide ``SLOTSYS_TICKET_EXPIRY_DAYS`` (default 30, the
+G2S default); casino name and site are ``SLOTSYS_CASINO_NAME`` / ``SLOTSYS_CASINO_SITE``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import lru_cache
+from zoneinfo import ZoneInfo
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from tito.domain.guard import GuardPolicy
+
+
+class TitoSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SLOTSYS_TITO_", extra="ignore")
+
+    hold_seconds: float = Field(15.0, gt=0, description="machine ticket-in authorisation hold (G2S: 15 s)")
+    ticket_limit_won: int = Field(10_000_000, ge=0, description="largest cash-out ticket; above it a handpay (0 = no limit)")
+    timezone: str = Field("Asia/Seoul", description="casino local time: ticket faces and report dates")
+    guard_max_failures: int = Field(10, ge=1, description="unknown / mistyped numbers per window before a lock-out")
+    guard_window_seconds: int = Field(300, gt=0)
+    guard_lockout_seconds: int = Field(300, ge=0)
+    station_expiry_days: int | None = Field(None, ge=1, description="expiry of station-issued promotional tickets")
+
+    @property
+    def hold(self) -> timedelta:
+        return timedelta(seconds=self.hold_seconds)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def guard(self) -> GuardPolicy:
+        return GuardPolicy(self.guard_max_failures, timedelta(seconds=self.guard_window_seconds),
+                           timedelta(seconds=self.guard_lockout_seconds))
+
+
+@lru_cache
+def get_tito_settings() -> TitoSettings:
+    """The process's TITO settings (tests may assign to its fields)."""
+    return TitoSettings()
