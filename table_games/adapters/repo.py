@@ -6,7 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from slotsys.domain.errors import NotFound
-from table_games.adapters.tables import ColourStack, GameTable, TableBet, TableRound, TableSeat
+from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
 
 
 class TableRepo:
@@ -64,3 +64,9 @@ class TableRepo:
     def stack(self, table_id: int, player_id: int) -> ColourStack | None:
         return self.s.scalar(select(ColourStack).where(ColourStack.table_id == table_id,
                                                        ColourStack.player_id == player_id))
+
+    def backers(self, table_id: int, seat: str | None = None) -> list[TableBacker]:
+        stmt = select(TableBacker).where(TableBacker.table_id == table_id)
+        if seat is not None:
+            stmt = stmt.where(TableBacker.seat == seat)
+        return list(self.s.scalars(stmt.order_by(TableBacker.seat, TableBacker.id)))

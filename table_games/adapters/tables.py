@@ -1,6 +1,6 @@
 """Table-games tables: tables (game, rules variant, limits, chip and commission units, status, the
 baccarat shoe), seats, rounds (outcome, settlements) and bets. Money is BIGINT won; balances are
-ledger accounts (``table:<code>:bets`` / ``table:<code>:hold``), not here. Migration: 0006_tables.
+ledger accounts (``table:<code>:bets`` / ``table:<code>:hold``), not here. Migrations: 0006_tables, 0007_table_backers.
 """
 
 from __future__ import annotations
@@ -44,6 +44,21 @@ class TableSeat(Base):
     player_id: Mapped[int] = mapped_column(_BIGID, ForeignKey("players.id"))
     sat_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
     __table_args__ = (UniqueConstraint("table_id", "seat", name="uq_table_seats_seat"),)
+
+
+class TableBacker(Base):
+    """A seated player's permission for ``player_id`` (a spectator) to back the box at ``seat``. Live only while
+    ``granted_by_player`` still sits there; revoked by deleting the row (migration 0007_table_backers)."""
+
+    __tablename__ = "table_backers"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    seat: Mapped[str] = mapped_column(String(10))
+    player_id: Mapped[int] = mapped_column(_BIGID, ForeignKey("players.id"))
+    granted_by_player: Mapped[int] = mapped_column(_BIGID, ForeignKey("players.id"))
+    granted_by: Mapped[str] = mapped_column(String(80))
+    granted_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    __table_args__ = (UniqueConstraint("table_id", "seat", "player_id", name="uq_table_backers_backer"),)
 
 
 class TableRound(Base):

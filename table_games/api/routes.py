@@ -21,7 +21,8 @@ bp = APIBlueprint("tables", __name__, url_prefix="/api/v1/tables", tag="Table ga
 Code = Annotated[str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9_-]+$")]
 Seat = Annotated[str, Field(min_length=1, max_length=10, pattern=r"^[A-Za-z0-9_-]+$")]
 Unit = Annotated[int, Field(strict=True, gt=0, le=MAX_WON)]
-PLAYER_ENDPOINTS = {"tables.place_bet", "tables.decide"}
+PLAYER_ENDPOINTS = {"tables.place_bet", "tables.decide", "tables.grant_backer", "tables.revoke_backer",
+                    "tables.list_backers"}
 
 
 def tables() -> TableService:
@@ -66,6 +67,11 @@ class BetIn(StrictModel):
     amount: Won
     player_id: Annotated[int, Field(strict=True, gt=0)] | None = None
     box: Seat | None = None
+    accepted_over_max: bool | None = None  # pit only: a dealer's mistake, paid/taken up to the maximum
+
+
+class BackerIn(StrictModel):
+    player_id: Annotated[int, Field(strict=True, gt=0)]
 
 
 class Decision(StrictModel):
@@ -154,6 +160,25 @@ def leave(code: str, seat: str):
     return tables().leave(principal(), code, seat)
 
 
+@bp.get("/<code>/seats/<seat>/backers")
+@bp.doc(summary="Who may back the box at this seat (the seated player's token, or pit/operator/auditor/host)", **AUTH_DOC)
+def list_backers(code: str, seat: str):
+    return tables().backers(principal(), code, seat)
+
+
+@bp.post("/<code>/seats/<seat>/backers")
+@bp.input(BackerIn, arg_name="body")
+@bp.doc(summary="Let a player back the box at this seat (the seated player's token, or pit)", **AUTH_DOC)
+def grant_backer(code: str, seat: str, body: BackerIn):
+    return tables().grant_backer(principal(), code, seat, body.player_id), 201
+
+
+@bp.delete("/<code>/seats/<seat>/backers/<int:player_id>")
+@bp.doc(summary="Revoke a backer's permission (the seated player's token, or pit)", **AUTH_DOC)
+def revoke_backer(code: str, seat: str, player_id: int):
+    return tables().revoke_backer(principal(), code, seat, player_id)
+
+
 @bp.post("/<code>/shoe")
 @bp.doc(summary="Baccarat: a new shuffled shoe (CSPRNG), opening burn, new roadmaps (pit)", **AUTH_DOC)
 def new_shoe(code: str):
@@ -184,7 +209,10 @@ def get_round(code: str, number: int):
 @bp.doc(summary="Place a bet (seated player's token, or pit for player_id); debits the wallet; needs Idempotency-Key",
         **AUTH_DOC)
 def place_bet(code: str, number: int, body: BetIn):
-    return reply(*tables().place_bet(principal(), code, number, body.model_dump(), idem_key()))
+    data = body.model_dump()
+    if data.get("accepted_over_max") is None:
+        data.pop("accepted_over_max", None)
+    return reply(*tables().place_bet(principal(), code, number, data, idem_key()))
 
 
 @bp.post("/<code>/rounds/<int:number>/no-more-bets")

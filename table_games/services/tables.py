@@ -19,7 +19,7 @@ from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
 from slotsys.services.wallet import WalletService
-from table_games.adapters.tables import ColourStack, GameTable, TableBet, TableRound, TableSeat
+from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
 from table_games.domain import baccarat, bigwheel, blackjack, roadmaps, roulette, sicbo
 from table_games.domain.cards import card_strings, parse_cards
 from table_games.domain.errors import BettingClosed, ShoeExhausted, TableRuleError
@@ -266,10 +266,80 @@ class TableService:
             s = next((s for s in uow.tables.seats(t.id) if s.seat == seat), None)
             if s is None:
                 raise NotFound(f"nobody sits at seat {seat}", field="seat")
+            for bk in uow.tables.backers(t.id, seat):  # a seated player's permissions leave with them
+                uow.tables.delete(bk)
             uow.tables.delete(s)
             out = table_view(t, uow.tables.seats(t.id), uow)
             uow.commit()
             return out
+
+    # ------------------------------------------------------------------ backers (spectators backing a box)
+    def _seat_holder(self, principal: Principal, uow, t: GameTable, seat: str) -> TableSeat:
+        """The seat's occupant; a player token acts only on their own seat, staff need a dealer role."""
+        s = next((s for s in uow.tables.seats(t.id) if s.seat == seat), None)
+        if principal.kind == "player":
+            if s is None or s.player_id != int(principal.name):
+                raise Forbidden(f"only the player seated at {seat} manages who backs it", field="seat")
+        else:
+            require_role(principal, *DEALER_ROLES)
+        if s is None:
+            raise NotFound(f"nobody sits at seat {seat}", field="seat")
+        return s
+
+    @staticmethod
+    def _backers_view(t: GameTable, s: TableSeat, rows: list[TableBacker]) -> dict:
+        return {"table": t.code, "seat": s.seat, "player_id": s.player_id,
+                "backers": [{"player_id": b.player_id, "granted_by": b.granted_by,
+                             "granted_at": b.granted_at.isoformat() if b.granted_at else None}
+                            for b in rows if b.granted_by_player == s.player_id]}
+
+    def grant_backer(self, principal: Principal, code: str, seat: str, backer_id: int) -> dict:
+        """The seated player (own token) or the pit lets ``backer_id`` back the box at ``seat``."""
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            s = self._seat_holder(principal, uow, t, seat)
+            if backer_id == s.player_id:
+                raise ValidationFailed("the seated player plays their own box; name another player", field="player_id")
+            uow.players.get(backer_id)
+            WalletService.open(uow, backer_id)
+            rows = uow.tables.backers(t.id, seat)
+            old = next((b for b in rows if b.player_id == backer_id), None)
+            if old is not None and old.granted_by_player != s.player_id:  # left over from an earlier occupant
+                uow.tables.delete(old)
+                old = None
+            if old is None:
+                uow.tables.add(TableBacker(table_id=t.id, seat=seat, player_id=backer_id,
+                                           granted_by_player=s.player_id, granted_by=principal.id,
+                                           granted_at=self.ctx.clock.now()))
+            out = self._backers_view(t, s, uow.tables.backers(t.id, seat))
+            uow.commit()
+            return out
+
+    def revoke_backer(self, principal: Principal, code: str, seat: str, backer_id: int) -> dict:
+        """Withdraw the permission (bets already placed stay in play for the round)."""
+        with self.ctx.uow() as uow:
+            t = uow.tables.get(code, for_update=True)
+            s = self._seat_holder(principal, uow, t, seat)
+            row = next((b for b in uow.tables.backers(t.id, seat)
+                        if b.player_id == backer_id and b.granted_by_player == s.player_id), None)
+            if row is None:
+                raise NotFound(f"player {backer_id} has no permission to back seat {seat}", field="player_id")
+            uow.tables.delete(row)
+            out = self._backers_view(t, s, uow.tables.backers(t.id, seat))
+            uow.commit()
+            return out
+
+    def backers(self, principal: Principal, code: str, seat: str) -> dict:
+        if principal.kind != "player":
+            require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            t = uow.tables.get(code)
+            s = next((s for s in uow.tables.seats(t.id) if s.seat == seat), None)
+            if principal.kind == "player" and (s is None or s.player_id != int(principal.name)):
+                raise Forbidden(f"only the player seated at {seat} sees who backs it", field="seat")
+            if s is None:
+                raise NotFound(f"nobody sits at seat {seat}", field="seat")
+            return self._backers_view(t, s, uow.tables.backers(t.id, seat))
 
     # ------------------------------------------------------------------ rounds
     def open_round(self, principal: Principal, code: str) -> dict:
@@ -322,6 +392,9 @@ class TableService:
             if player_id is None:
                 raise ValidationFailed("player_id is required when staff place a bet", field="player_id")
         spot, amount, box = body["spot"], body["amount"], body.get("box")
+        over_max = bool(body.get("accepted_over_max"))
+        if over_max and principal.kind == "player":  # only the dealer can make (and own) that mistake
+            raise Forbidden("only the pit accepts a bet over the maximum", field="accepted_over_max")
 
         def fn(uow) -> dict:
             t = uow.tables.get(code, for_update=True)
@@ -329,8 +402,6 @@ class TableService:
                 raise Conflict(f"table {code} is closed", field="code")
             r = uow.tables.round(t.id, number, for_update=True)
             seats = uow.tables.seats(t.id)
-            if not any(s.player_id == player_id for s in seats):
-                raise Conflict(f"player {player_id} is not seated at {code}", field="player_id")
             existing = [_bet_of(b) for b in uow.tables.bets(r.id)]
             rules = _rules(t)
             seat_map = {s.seat: str(s.player_id) for s in seats}
@@ -339,6 +410,20 @@ class TableService:
                 kw["seats"] = seat_map
             elif box is not None:
                 raise TableRuleError("box", f"{t.game} bets have no box")
+            backing = box is not None and box in seat_map and seat_map[box] != str(player_id)
+            if backing:  # a spectator (or another seated player) backing someone's box: a live permission
+                holder = int(seat_map[box])
+                if not any(b.player_id == player_id and b.granted_by_player == holder
+                           for b in uow.tables.backers(t.id, box)):
+                    raise Forbidden(f"player {player_id} may back box {box} only with the seated player's permission",
+                                    field="box")
+                kw["permissions"] = {(box, str(player_id))}
+                if not any(b.box == box and b.player == seat_map[box] and b.spot == "main" for b in existing):
+                    raise Conflict(f"the seated player has no main bet on box {box} to back yet", field="box")
+            elif not any(s.player_id == player_id for s in seats):
+                raise Conflict(f"player {player_id} is not seated at {code}", field="player_id")
+            if over_max:
+                kw["accept_over_max"] = True
             participants = {b.player for b in existing} | {str(player_id)}
             stack = uow.tables.stack(t.id, player_id) if t.game == "roulette" else None
             if stack is not None:  # a colour-chip player bets whole chips of their colour
@@ -361,8 +446,8 @@ class TableService:
                            cap=bet.cap, entry_id=entry, placed_by=principal.id, colour=stack.colour if stack else None)
             uow.tables.add(row)
             out = {"table": code, "round": number, "bet": {"id": row.id, "player_id": player_id, "spot": bet.spot,
-                                                           "box": bet.box, "amount": bet.amount, "entry": entry,
-                                                           "colour": row.colour},
+                                                           "box": bet.box, "amount": bet.amount, "cap": bet.cap,
+                                                           "entry": entry, "colour": row.colour},
                    "wallet": WalletService.balances(uow, player_id)}
             if stack is not None:
                 out["colour_stack"] = {"colour": stack.colour, "chip_value": stack.chip_value, "chips": stack.chips}
