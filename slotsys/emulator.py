@@ -46,6 +46,7 @@ class Stats:
     tickets_kiosk: int = 0
     tickets_rejected: int = 0
     handpays: int = 0
+    kiosk_empty: int = 0
     errors: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -109,14 +110,35 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     stats = Stats()
     tickets: queue.Queue[str] = queue.Queue()
     ticket_lock = threading.Lock()
+    promo_tickets: set[str] = set()
 
     def redeem_at_cage(vn: str, at_kiosk: bool = False) -> None:
         with ticket_lock:
             if at_kiosk and kiosk is not None:
-                if _ok(kiosk.call("POST", "/api/v1/kiosk/redeem", {"validation_number": vn}, money=True), stats, "kiosk redeem"):
+                resp = kiosk.call("POST", "/api/v1/kiosk/redeem", {"validation_number": vn}, money=True)
+                if resp.status_code == 409 and "cassette" in resp.json().get("detail", ""):
+                    stats.add(kiosk_empty=1)  # the kiosk is out of cash: the player walks to the cage
+                elif _ok(resp, stats, "kiosk redeem"):
                     stats.add(tickets_kiosk=1)
-            elif _ok(cashier.call("POST", "/api/v1/cage/redeem", {"validation_number": vn}, money=True), stats, "cage redeem"):
+                    return
+                else:
+                    return
+            if _ok(cashier.call("POST", "/api/v1/cage/redeem", {"validation_number": vn}, money=True), stats, "cage redeem"):
                 stats.add(tickets_cage=1)
+
+    def take_tickets(out: dict, r: random.Random, last: bool) -> None:
+        """What the player does with the printed tickets: cashable ones go to the cage, a kiosk or
+        another machine; promotional ones into another machine; handpay receipts to the cage."""
+        for t in out.get("tickets") or [out["ticket"]]:
+            stats.add(tickets_issued=1)
+            vn = t["validation_number"]
+            if t.get("type") == "promotional":
+                promo_tickets.add(vn)
+                tickets.put(vn)
+            elif t.get("type") not in (None, "cashable") or last or r.random() < 0.5:
+                redeem_at_cage(vn, at_kiosk=t.get("type") in (None, "cashable") and r.random() < 0.5)
+            else:
+                tickets.put(vn)
 
     def ticket_in(c: Client, asset: str, vn: str, r: random.Random) -> dict | None:
         """Two-phase: authorise, then commit once stacked (or, 5% of the time, reject it)."""
@@ -209,13 +231,8 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             if credits > 0 and (r.random() < 0.01 or i == spins - 1):
                 out = _ok(cash_out(c, asset), stats, "cash-out")
                 if out:
-                    stats.add(tickets_issued=1)
                     credits = 0
-                    vn = out["ticket"]["validation_number"]
-                    if i == spins - 1 or r.random() < 0.5:
-                        redeem_at_cage(vn, at_kiosk=r.random() < 0.5)
-                    else:
-                        tickets.put(vn)
+                    take_tickets(out, r, last=i == spins - 1)
             progress.advance(task)
 
     def drain(machine: dict) -> None:
@@ -230,8 +247,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         if credits > 0:  # leave the machine empty: everything ends at the cage
             out = _ok(cash_out(c, asset), stats, "cash-out")
             if out:
-                stats.add(tickets_issued=1)
-                redeem_at_cage(out["ticket"]["validation_number"])
+                take_tickets(out, random.Random(0), last=True)
 
     def wait_for_sequencer(timeout: float = 15.0) -> None:
         """Wait until the jackpot sequencer has folded every wager (PostgreSQL; immediate on SQLite)."""
@@ -266,7 +282,9 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                 stats.error(f"emulator: {type(e).__name__}: {e}")
     wait_for_sequencer()
     while not tickets.empty():
-        redeem_at_cage(tickets.get_nowait())
+        vn = tickets.get_nowait()
+        if vn not in promo_tickets:  # promotional tickets are not cashable at the cage: they stay outstanding
+            redeem_at_cage(vn)
 
     levels_after = level_totals()
     for code, (hits, won) in levels_after.items():
@@ -284,7 +302,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         ("bills in", f"₩{stats.bills_in:,}"), ("tickets issued", stats.tickets_issued),
         ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),
         ("tickets inserted into another machine", stats.tickets_machine),
-        ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays),
+        ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays), ("kiosk out of cash (went to the cage)", stats.kiosk_empty),
         ("errors", sum(stats.errors.values())),
         ("ledger balanced", audit.get("balanced")), ("journal entries", audit.get("journal_entries")),
     ]:
