@@ -42,7 +42,8 @@ _current: Services | None = None
 def build_services(settings: Settings | None = None) -> Services:
     global _current
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, pool_size=settings.db_pool_size,
+                         max_overflow=settings.db_max_overflow, pool_timeout=settings.db_pool_timeout_s)
     uow = UowFactory(engine)
     celery = make_celery(settings)
 

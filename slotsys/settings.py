@@ -22,6 +22,10 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("DATABASE_URL", "SLOTSYS_DATABASE_URL"),
     )
     redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "SLOTSYS_REDIS_URL"))
+    # PostgreSQL connection pool per process (SQLite ignores these)
+    db_pool_size: int = 10
+    db_max_overflow: int = 20
+    db_pool_timeout_s: float = 30.0
     # Celery runs tasks in-process (eager) unless a broker is configured.
     celery_eager: bool | None = None
     casino_name: str = "Grand Seoul Casino"

@@ -187,7 +187,8 @@ class StaffToken(Base):
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
 
 
-def make_engine(url: str, *, echo: bool = False) -> Engine:
+def make_engine(url: str, *, echo: bool = False, pool_size: int = 10, max_overflow: int = 20,
+                pool_timeout: float = 30.0) -> Engine:
     """Engine for PostgreSQL (psycopg 3) or SQLite.
 
     On SQLite every transaction starts with ``BEGIN IMMEDIATE`` (writers serialise, so a
@@ -214,4 +215,5 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
             conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, echo=echo, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, echo=echo, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
+                         pool_pre_ping=True)

@@ -46,7 +46,8 @@ def jp_app(pg_server_url, tmp_path):
         c.execute(sa.text(f'CREATE DATABASE "{name}"'))
     redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/" + os.environ.get("JACKPOT_TEST_REDIS_DB", "13")
     settings = Settings(database_url=f"{pg_server_url.rsplit('/', 1)[0]}/{name}", redis_url=redis_url,
-                        celery_eager=False, credentials_file=tmp_path / "creds.json")
+                        celery_eager=False, credentials_file=tmp_path / "creds.json",
+                        db_pool_timeout_s=300)  # 200 machine threads share the pool: wait, don't fail, on a busy box
     a = _make_app(settings)
     a.extensions["slotsys"].celery.control.purge()
     yield a
