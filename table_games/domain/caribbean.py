@@ -35,7 +35,9 @@ from table_games.domain import limits as L
 from table_games.domain import poker_eval as E
 from table_games.domain.cards import Card, card_strings, parse_cards
 from table_games.domain.errors import TableRuleError
+from table_games.domain.poker_table import new_deck  # noqa: F401  (part of this game's interface)
 from table_games.domain.poker_table import (
+    box_hand, play_out, require_one_deck,
     PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, best_award, box_stakes, check_ante_game_bet,
     paytable_from_dict, pays, progressive_awards as _awards, settle_progressive,
 )
@@ -159,8 +161,6 @@ class CaribbeanOutcome:
 
 
 # ------------------------------------------------------------------------------------------- the round
-def new_deck(rng) -> Shoe:
-    return Shoe.shuffled(1, rng, cut_card_from_end=0)
 
 
 class CaribbeanRound:
@@ -233,9 +233,7 @@ def round_from_hands(rules: CaribbeanRules, boxes: Sequence[BoxStake | tuple[str
     stakes = box_stakes(boxes)
     parsed = {b.box: parse_cards(hands.get(b.box, ()), field=f"hands.{b.box}") for b in stakes}
     ds = parse_cards(dealer, field="dealer")
-    cards = [c for b in stakes for c in parsed[b.box]] + ds
-    if len(set(cards)) != len(cards):
-        raise TableRuleError("cards", "a card appears twice (one deck)")
+    cards = require_one_deck([c for b in stakes for c in parsed[b.box]] + ds)
     counts = {b: len(cs) for b, cs in parsed.items()} | {DEALER: len(ds)}
     if rules.deal != "groups":
         rules = CaribbeanRules.from_dict(rules.to_dict() | {"deal": "groups"})  # entered hand by hand
@@ -244,11 +242,7 @@ def round_from_hands(rules: CaribbeanRules, boxes: Sequence[BoxStake | tuple[str
 
 def replay(rules: CaribbeanRules, cards: Sequence[Card | str], boxes: Sequence[BoxStake | tuple[str, str, int]],
            decisions: Sequence[Mapping[str, Any]], *, counts: Mapping[str, int] | None = None) -> CaribbeanRound:
-    rnd = CaribbeanRound(rules, Shoe.stacked(parse_cards(cards)), boxes, counts=counts)
-    for d in decisions:
-        rnd.act(d["box"], d["action"])
-    rnd.finish()
-    return rnd
+    return play_out(CaribbeanRound(rules, Shoe.stacked(parse_cards(cards)), boxes, counts=counts), decisions)
 
 
 # ------------------------------------------------------------------------------------------- bets
@@ -280,10 +274,7 @@ def check_bet(bet: Bet, limits: L.TableLimits, existing: Sequence[Bet] = (), *,
 
 # ------------------------------------------------------------------------------------------- settlement
 def _hand(outcome: CaribbeanOutcome, b: Bet) -> StudHand:
-    h = outcome.boxes.get(b.box or "")
-    if h is None:
-        raise TableRuleError("box", f"bet on box {b.box} which was not in the round")
-    return h
+    return box_hand(outcome.boxes, b)
 
 
 def progressive_hand(h: StudHand, outcome: CaribbeanOutcome, rules: CaribbeanRules) -> str | None:

@@ -28,7 +28,9 @@ from table_games.domain import limits as L
 from table_games.domain import poker_eval as E
 from table_games.domain.cards import Card, card_strings, parse_cards
 from table_games.domain.errors import TableRuleError
+from table_games.domain.poker_table import new_deck  # noqa: F401  (part of this game's interface)
 from table_games.domain.poker_table import (
+    box_hand, play_out, require_one_deck,
     PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, best_award, box_stakes, check_ante_game_bet,
     paytable_from_dict, pays, progressive_awards as _awards, settle_progressive,
 )
@@ -172,8 +174,6 @@ class HoldemOutcome:
 
 
 # ------------------------------------------------------------------------------------------- the round
-def new_deck(rng) -> Shoe:
-    return Shoe.shuffled(1, rng, cut_card_from_end=0)
 
 
 class HoldemBonusRound:
@@ -262,18 +262,12 @@ def dealing_order(board: Sequence[Card | str], hole: Mapping[str, Sequence[Card 
     if len(dl) != 2:
         raise TableRuleError("dealer", "the dealer has two cards")
     out += dl
-    if len(set(out)) != len(out):
-        raise TableRuleError("cards", "a card appears twice (one deck)")
-    return out
+    return require_one_deck(out)
 
 
 def replay(rules: HoldemBonusRules, cards: Sequence[Card | str], boxes: Sequence[BoxStake | tuple[str, str, int]],
            decisions: Sequence[Mapping[str, Any]]) -> HoldemBonusRound:
-    rnd = HoldemBonusRound(rules, Shoe.stacked(parse_cards(cards)), boxes)
-    for d in decisions:
-        rnd.act(d["box"], d["action"])
-    rnd.finish()
-    return rnd
+    return play_out(HoldemBonusRound(rules, Shoe.stacked(parse_cards(cards)), boxes), decisions)
 
 
 # ------------------------------------------------------------------------------------------- bets
@@ -307,10 +301,7 @@ def check_bet(bet: Bet, limits: L.TableLimits, existing: Sequence[Bet] = (), *,
 
 # ------------------------------------------------------------------------------------------- settlement
 def _hand(outcome: HoldemOutcome, b: Bet) -> HoldemHand:
-    h = outcome.boxes.get(b.box or "")
-    if h is None:
-        raise TableRuleError("box", f"bet on box {b.box} which was not in the round")
-    return h
+    return box_hand(outcome.boxes, b)
 
 
 def progressive_hand(h: HoldemHand, outcome: HoldemOutcome, rules: HoldemBonusRules) -> str | None:

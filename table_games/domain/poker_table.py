@@ -23,6 +23,7 @@ from slotsys.domain.money import format_won, payout_floor
 from table_games.domain import limits as L
 from table_games.domain.errors import TableRuleError
 from table_games.domain.settlement import LOSE, PUSH, WIN, Bet, Settlement
+from table_games.domain.shoe import Shoe
 
 JACKPOT = "jackpot"  # settlement result of a progressive bet whose hand qualifies for an award
 PROGRESSIVE = "progressive"
@@ -225,3 +226,33 @@ def progressive_awards(claims: Sequence[tuple[Bet, str, str, str | None]],
 def settle_progressive(bet: Bet, hand: str | None) -> Settlement:
     """The progressive stake feeds the meter: ``jackpot`` (award reported separately) or lost."""
     return Settlement(bet, JACKPOT if hand is not None else LOSE, bet.excess)
+
+
+# ------------------------------------------------------------------ shared by the one-deck poker games
+def new_deck(rng) -> Shoe:
+    """One 52-card deck shuffled with ``rng`` (Fisher-Yates); input mode uses ``Shoe.stacked``."""
+    return Shoe.shuffled(1, rng, cut_card_from_end=0)
+
+
+def require_one_deck(cards: Sequence[Any]) -> list[Any]:
+    """Input mode: refuse a dealt sequence that names a card twice (one deck); returns it as a list."""
+    out = list(cards)
+    if len(set(out)) != len(out):
+        raise TableRuleError("cards", "a card appears twice (one deck)")
+    return out
+
+
+def play_out(rnd: Any, decisions: Iterable[Mapping[str, Any]]) -> Any:
+    """Replay recorded decisions ({"box", "action"}) on a dealt round, finish it and return it."""
+    for d in decisions:
+        rnd.act(d["box"], d["action"])
+    rnd.finish()
+    return rnd
+
+
+def box_hand(boxes: Mapping[str, Any], b: Bet) -> Any:
+    """The hand of the box a bet sits on, or TableRuleError("box") if the box was not dealt."""
+    h = boxes.get(b.box or "")
+    if h is None:
+        raise TableRuleError("box", f"bet on box {b.box} which was not in the round")
+    return h

@@ -27,7 +27,9 @@ from typing import Any
 from table_games.domain import limits as L
 from table_games.domain.cards import Card, card_strings, deck, parse_cards
 from table_games.domain.errors import TableRuleError
+from table_games.domain.poker_table import new_deck  # noqa: F401  (part of this game's interface)
 from table_games.domain.poker_table import (
+    play_out, require_one_deck,
     PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, best_award, box_stakes, by_net, check_ante_game_bet,
     paytable_from_dict, pays, progressive_awards as _awards, settle_progressive,
 )
@@ -183,9 +185,6 @@ class ThreeCardOutcome:
         return cls(tuple(parse_cards(d["dealer"])), {b.box: b for b in boxes})
 
 
-def new_deck(rng) -> Shoe:
-    """One 52-card deck shuffled with ``rng`` (Fisher-Yates); input mode uses ``Shoe.stacked``."""
-    return Shoe.shuffled(1, rng, cut_card_from_end=0)
 
 
 class ThreeCardRound:
@@ -242,18 +241,12 @@ def dealing_order(hands: Mapping[str, Sequence[Card | str]], dealer: Sequence[Ca
     if len(ds) != 3:
         raise TableRuleError("dealer", "the dealer's hand has three cards")
     out += ds
-    if len(set(out)) != len(out):
-        raise TableRuleError("cards", "a card appears twice (one deck)")
-    return out
+    return require_one_deck(out)
 
 
 def replay(rules: ThreeCardRules, cards: Sequence[Card | str], boxes: Sequence[BoxStake | tuple[str, str, int]],
            decisions: Sequence[Mapping[str, Any]]) -> ThreeCardRound:
-    rnd = ThreeCardRound(rules, Shoe.stacked(parse_cards(cards)), boxes)
-    for d in decisions:
-        rnd.act(d["box"], d["action"])
-    rnd.finish()
-    return rnd
+    return play_out(ThreeCardRound(rules, Shoe.stacked(parse_cards(cards)), boxes), decisions)
 
 
 # ------------------------------------------------------------------------------------------- bets
