@@ -1,0 +1,184 @@
+"""Mahjong API (/api/v1/mahjong): pure scoring, tables of four, seats with buy-in / top-up / leave, scored and
+drawn hands. Thin routes: the rules are in ``table_games.services.mahjong`` and ``table_games.domain.mahjong``.
+
+Money-moving POSTs (seats, top-up, leave, hands, draws) need an ``Idempotency-Key``. Players (``pl_`` token)
+may read tables and hands and call ``/score``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from apiflask import APIBlueprint
+from flask import g, request
+from pydantic import Field
+
+from slotsys.api.common import AUTH_DOC, MAX_WON, StrictModel, Won, idem_key, principal, reply, services
+from table_games.services.mahjong import MahjongService
+
+bp = APIBlueprint("mahjong", __name__, url_prefix="/api/v1/mahjong", tag="Mahjong")
+
+Code = Annotated[str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9_-]+$")]
+SeatW = Literal["E", "S", "W", "N"]
+Tiles = Annotated[str, Field(max_length=80)]
+Counter = Annotated[int, Field(strict=True, ge=0, le=100)]
+Condition = Literal["haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou", "renhou", "nagashi_mangan"]
+PLAYER_ENDPOINTS = {"mahjong.score", "mahjong.list_tables", "mahjong.get_table", "mahjong.list_hands",
+                    "mahjong.get_hand"}
+
+
+def svc() -> MahjongService:
+    return MahjongService(services().ctx)
+
+
+@bp.before_app_request
+def _player_token() -> None:
+    """On the read endpoints and /score a ``pl_…`` bearer token authenticates a player."""
+    if request.endpoint not in PLAYER_ENDPOINTS:
+        return
+    scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token.startswith("pl_"):
+        from slotsys.services.players import PlayerService
+
+        g.principal = PlayerService(services().ctx).authenticate(token)
+
+
+class MeldIn(StrictModel):
+    type: Literal["chi", "pon", "kan", "added_kan", "closed_kan"]
+    tiles: Annotated[str, Field(max_length=20)]
+
+
+class WinFields(StrictModel):
+    """The declared win: concealed ``hand`` (with the win tile), ``melds``, ``win_tile``, tsumo or ron, riichi
+    flags, dora INDICATORS, honba, ``conditions``."""
+
+    hand: Tiles = ""
+    win_tile: Annotated[str, Field(max_length=4)] = ""
+    melds: Annotated[list[MeldIn], Field(max_length=4)] = []
+    tsumo: bool = False
+    riichi: bool = False
+    double_riichi: bool = False
+    ippatsu: bool = False
+    round_wind: SeatW = "E"
+    dora_indicators: Annotated[str, Field(max_length=20)] = ""
+    ura_dora_indicators: Annotated[str, Field(max_length=20)] = ""
+    honba: Counter = 0
+    conditions: Annotated[list[Condition], Field(max_length=8)] = []
+
+
+class ScoreIn(WinFields):
+    seat_wind: SeatW = "E"
+    riichi_sticks: Counter = 0
+    rules: dict[str, Any] | None = None  # {"rule_set": "riichi" | "korean", ...}; default: the casino's riichi
+
+
+class TableIn(StrictModel):
+    code: Code
+    name: Annotated[str, Field(max_length=60)] = ""
+    rules: dict[str, Any] | None = None
+    point_value: Won = 10
+    fee_ppm: Annotated[int, Field(strict=True, ge=0, le=1_000_000)] = 0
+    fee_unit: Won = 100
+    min_buy_in: Won = 100_000
+    max_buy_in: Won = 2_000_000
+
+
+class SitIn(StrictModel):
+    seat: SeatW
+    player_id: Annotated[int, Field(strict=True, gt=0, le=MAX_WON)]
+    buy_in: Won
+
+
+class TopUpIn(StrictModel):
+    amount: Won
+
+
+class HandIn(WinFields):
+    number: Annotated[int, Field(strict=True, ge=1, le=10**9)]
+    winner: SeatW
+    discarder: SeatW | None = None
+    dealer: SeatW = "E"
+    riichi_seats: Annotated[list[SeatW], Field(max_length=4)] = []
+
+
+class DrawIn(StrictModel):
+    number: Annotated[int, Field(strict=True, ge=1, le=10**9)]
+    dealer: SeatW = "E"
+    riichi_seats: Annotated[list[SeatW], Field(max_length=4)] = []
+
+
+@bp.post("/score")
+@bp.input(ScoreIn, arg_name="body")
+@bp.doc(summary="Score a declared win (han, fu, yaku in Korean/Japanese/English, limit, payments); moves nothing",
+        **AUTH_DOC)
+def score(body: ScoreIn):
+    return svc().score(principal(), body.model_dump())
+
+
+@bp.get("/tables")
+@bp.doc(summary="Mahjong tables with seats and stacks", **AUTH_DOC)
+def list_tables():
+    return svc().list(principal())
+
+
+@bp.post("/tables")
+@bp.input(TableIn, arg_name="body")
+@bp.doc(summary="Open a mahjong table: rule set, won per point, house fee, buy-in range (pit, supervisor)", **AUTH_DOC)
+def create_table(body: TableIn):
+    return svc().create(principal(), body.model_dump()), 201
+
+
+@bp.get("/tables/<code>")
+@bp.doc(summary="A mahjong table: rules, seats and stacks, hands played, riichi sticks carried", **AUTH_DOC)
+def get_table(code: str):
+    return svc().get(principal(), code)
+
+
+@bp.post("/tables/<code>/seats")
+@bp.input(SitIn, arg_name="body")
+@bp.doc(summary="Seat a player with a buy-in from their wallet (pit, supervisor); needs Idempotency-Key", **AUTH_DOC)
+def sit(code: str, body: SitIn):
+    return reply(*svc().sit(principal(), code, body.model_dump(), idem_key()))
+
+
+@bp.post("/tables/<code>/seats/<seat>/top-up")
+@bp.input(TopUpIn, arg_name="body")
+@bp.doc(summary="Top up a seated player's stack from their wallet (pit, supervisor); needs Idempotency-Key", **AUTH_DOC)
+def top_up(code: str, seat: str, body: TopUpIn):
+    return reply(*svc().top_up(principal(), code, seat, body.model_dump(), idem_key()))
+
+
+@bp.post("/tables/<code>/seats/<seat>/leave")
+@bp.doc(summary="The player leaves: the stack goes back to the wallet (pit, supervisor); needs Idempotency-Key",
+        **AUTH_DOC)
+def leave(code: str, seat: str):
+    return reply(*svc().leave(principal(), code, seat, idem_key()))
+
+
+@bp.post("/tables/<code>/hands")
+@bp.input(HandIn, arg_name="body")
+@bp.doc(summary="Score a won hand and settle it between the stacks in one entry (pit, supervisor); "
+                "needs Idempotency-Key", **AUTH_DOC)
+def score_hand(code: str, body: HandIn):
+    return reply(*svc().score_hand(principal(), code, body.model_dump(exclude_none=True), idem_key()))
+
+
+@bp.post("/tables/<code>/draws")
+@bp.input(DrawIn, arg_name="body")
+@bp.doc(summary="Record a drawn hand: riichi sticks go to the table's pot (pit, supervisor); needs Idempotency-Key",
+        **AUTH_DOC)
+def draw(code: str, body: DrawIn):
+    return reply(*svc().draw(principal(), code, body.model_dump(), idem_key()))
+
+
+@bp.get("/tables/<code>/hands")
+@bp.doc(summary="The table's recorded hands, newest first", **AUTH_DOC)
+def list_hands(code: str):
+    return svc().hands(principal(), code)
+
+
+@bp.get("/tables/<code>/hands/<int:number>")
+@bp.doc(summary="A recorded hand: tiles, result, payments", **AUTH_DOC)
+def get_hand(code: str, number: int):
+    return svc().get_hand(principal(), code, number)

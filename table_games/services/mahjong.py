@@ -1,0 +1,405 @@
+"""Mahjong use cases (issue 9): a pure scoring call, tables of four seats (E/S/W/N), buy-in / top-up /
+cash-out, and settling a scored hand (or recording a drawn one) on the ledger — one transaction each.
+
+**Money: pre-funded table stacks (decision).** A player sits with a buy-in from their cashable wallet into
+their own stack account ``mahjong:<code>:stack:<player>`` (liability, non-negative; ``WalletService
+.debit_for_table``), may top up, and cashes the whole stack back to the wallet when leaving
+(``credit_from_table``). A scored hand moves only stacks: ONE balanced journal entry per hand debits each
+loser's stack (payment + honba + their riichi stick), debits the pot of carried riichi sticks
+(``mahjong:<code>:pot``), credits the winner's stack (net of the house fee) and credits the fee to
+``mahjong:<code>:fees`` (revenue). We chose stacks over debiting wallets at settlement because the money at
+risk is set aside when the player sits down: nothing the player does elsewhere (a slot machine, a cash-out at
+the cage) can empty it between the deal and the score, the table's accounts alone decide whether a hand can
+be paid, and no path can overdraw — every loser's stack is checked under the table row lock before posting
+(409 ``insufficient-funds``, field ``seats``, naming the seat and player; nothing moves) and the ledger's
+non-negative CHECK is the backstop. The buy-in range (``min_buy_in``..``max_buy_in``) lets the casino require
+enough to cover ordinary losses; a stack too short for a big hand is refused, not overdrawn.
+
+**Units**: points (riichi: the standard table, e.g. a dealer mangan ron = 12,000 points; Korean: the schedule's
+points) × the table's ``point_value`` won (e.g. ₩10 a point). **House fee**: ``fee_ppm`` of the winner's take
+(what the others pay for the hand, honba included, riichi sticks not), rounded UP to ``fee_unit``
+(``slotsys.domain.money.commission_ceil``, the one rounding module), never above the take.
+
+**Hands** are numbered per table: a scored or drawn hand must carry ``number`` = the table's last hand + 1,
+checked under the table row lock, and ``mahjong_hands`` is unique per (table, number): two requests for the
+same hand (same or different ``Idempotency-Key``) settle once; the other gets the first's stored reply
+(same key) or 409 ``field: number`` (another key). Lock order: table row → player row (wallet moves) →
+ledger accounts.
+
+Roles (``slotsys.domain.security.ROLES``): ``pit`` / ``supervisor`` open tables, seat players and score;
+``operator`` / ``auditor`` / ``host`` read; a player (``pl_`` token) reads tables and hands and may use the
+pure scoring call. Errors: ``TableRuleError`` (422, the field), ``Conflict`` (409), ``NotFound`` (404),
+``InsufficientFunds`` (409), ``Forbidden`` (403).
+"""
+
+from __future__ import annotations
+
+from slotsys.domain import ledger as L
+from slotsys.domain.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.domain.money import MoneyError, require_won
+from slotsys.services.context import Principal, ServiceContext
+from slotsys.services.idempotency import fingerprint, run_once
+from slotsys.services.staff import require_role
+from slotsys.services.wallet import WalletService
+from table_games.adapters.mahjong import MahjongHand, MahjongRepo, MahjongSeat, MahjongTable
+from table_games.domain import mahjong as mj
+from table_games.domain.errors import TableRuleError
+
+SCORER_ROLES = ("pit", "supervisor")
+READ_ROLES = ("pit", "supervisor", "operator", "auditor", "host")
+
+
+def stack_account(code: str, player_id: int) -> str:
+    """Liability (non-negative): a seated player's stack at a mahjong table."""
+    return f"mahjong:{code}:stack:{player_id}"
+
+
+def pot_account(code: str) -> str:
+    """Liability (non-negative): riichi sticks carried on the table from drawn hands."""
+    return f"mahjong:{code}:pot"
+
+
+def fee_account(code: str) -> str:
+    """Revenue: the house fee on scored hands."""
+    return f"mahjong:{code}:fees"
+
+
+def require_reader(principal: Principal) -> None:
+    if principal.kind == "player":
+        return
+    require_role(principal, *READ_ROLES)
+
+
+def _won(v: object, fld: str) -> int:
+    try:
+        return require_won(v, field=fld)
+    except MoneyError as e:
+        raise ValidationFailed(str(e), field=fld) from None
+
+
+def _repo(uow) -> MahjongRepo:
+    return MahjongRepo(uow.session)
+
+
+def table_view(uow, t: MahjongTable) -> dict:
+    seats = _repo(uow).seats(t.id)
+    return {"code": t.code, "name": t.name, "rules": t.rules, "point_value": t.point_value, "fee_ppm": t.fee_ppm,
+            "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in, "max_buy_in": t.max_buy_in, "status": t.status,
+            "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
+            "seats": [{"seat": s.seat, "player_id": s.player_id,
+                       "stack": uow.ledger.balance(stack_account(t.code, s.player_id))} for s in seats]}
+
+
+def hand_view(t: MahjongTable, h: MahjongHand) -> dict:
+    return {"table": t.code, "number": h.number, "kind": h.kind, "rule_set": h.rule_set, "dealer": h.dealer,
+            "winner": h.winner, "discarder": h.discarder, "declaration": h.declaration, "result": h.result,
+            "settlement": h.settlement, "fee": h.fee, "entry": h.entry_id, "recorded_by": h.recorded_by,
+            "created_at": h.created_at.isoformat() if h.created_at else None}
+
+
+def new_table(uow, *, code: str, name: str = "", rules: dict | None = None, point_value: int = 10,
+              fee_ppm: int = 0, fee_unit: int = 100, min_buy_in: int = 100_000, max_buy_in: int = 2_000_000,
+              status: str = "open") -> MahjongTable:
+    """Create a table and its pot and fee accounts. ``rules``: ``{"rule_set": "riichi" | "korean", ...}``."""
+    r = mj.rules_from_dict(rules)
+    point_value = _won(point_value, "point_value")
+    fee_unit = _won(fee_unit, "fee_unit")
+    min_buy_in, max_buy_in = _won(min_buy_in, "min_buy_in"), _won(max_buy_in, "max_buy_in")
+    if isinstance(fee_ppm, bool) or not isinstance(fee_ppm, int) or not 0 <= fee_ppm <= 1_000_000:
+        raise ValidationFailed("fee_ppm is an integer 0..1,000,000 (1% = 10,000)", field="fee_ppm")
+    if max_buy_in < min_buy_in:
+        raise ValidationFailed("max_buy_in must be at least min_buy_in", field="max_buy_in")
+    if status not in ("open", "closed"):
+        raise ValidationFailed("status is open or closed", field="status")
+    if _repo(uow).find(code) is not None:
+        raise Conflict(f"mahjong table {code!r} exists", field="code")
+    t = MahjongTable(code=code, name=name or code, rules=r.to_dict(), point_value=point_value, fee_ppm=fee_ppm,
+                     fee_unit=fee_unit, min_buy_in=min_buy_in, max_buy_in=max_buy_in, status=status, hand_seq=0,
+                     riichi_pot=0)
+    _repo(uow).add(t)
+    uow.ledger.ensure_account(pot_account(code), L.AccountType.LIABILITY, non_negative=True)
+    uow.ledger.ensure_account(fee_account(code), L.AccountType.REVENUE)
+    return t
+
+
+class MahjongService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # ------------------------------------------------------------------ pure scoring
+    def score(self, principal: Principal, body: dict) -> dict:
+        """Score a declared win without any table or money: ``body`` = a declaration (see
+        ``table_games.domain.mahjong``) + optional ``rules`` (default: the casino's riichi rules)."""
+        require_reader(principal)
+        body = dict(body)
+        rules = mj.rules_from_dict(body.pop("rules", None))
+        return mj.score_hand(mj.Declaration.from_dict(body), rules).to_dict()
+
+    # ------------------------------------------------------------------ tables
+    def create(self, principal: Principal, data: dict) -> dict:
+        require_role(principal, *SCORER_ROLES)
+        with self.ctx.uow() as uow:
+            t = new_table(uow, **data)
+            out = table_view(uow, t)
+            uow.commit()
+            return out
+
+    def list(self, principal: Principal) -> dict:
+        require_reader(principal)
+        with self.ctx.uow(readonly=True) as uow:
+            return {"tables": [table_view(uow, t) for t in _repo(uow).all()]}
+
+    def get(self, principal: Principal, code: str) -> dict:
+        require_reader(principal)
+        with self.ctx.uow(readonly=True) as uow:
+            return table_view(uow, _repo(uow).get(code))
+
+    def get_hand(self, principal: Principal, code: str, number: int) -> dict:
+        require_reader(principal)
+        with self.ctx.uow(readonly=True) as uow:
+            t = _repo(uow).get(code)
+            return hand_view(t, _repo(uow).hand(t.id, number))
+
+    def hands(self, principal: Principal, code: str) -> dict:
+        require_reader(principal)
+        with self.ctx.uow(readonly=True) as uow:
+            t = _repo(uow).get(code)
+            return {"table": code, "hands": [hand_view(t, h) for h in _repo(uow).hands(t.id)]}
+
+    # ------------------------------------------------------------------ seats and stacks
+    def sit(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Seat ``player_id`` at ``seat`` (E/S/W/N) with a ``buy_in`` from their cashable wallet into their stack
+        (within the table's buy-in range). 409: seat taken, player already seated, table closed, wallet short."""
+        require_role(principal, *SCORER_ROLES)
+        seat, pid = body["seat"], body["player_id"]
+
+        def fn(uow) -> dict:
+            repo = _repo(uow)
+            t = repo.get(code, for_update=True)
+            if t.status != "open":
+                raise Conflict(f"mahjong table {code} is closed", field="code")
+            if seat not in mj.SEATS:
+                raise TableRuleError("seat", "seat is E, S, W or N")
+            amount = _won(body.get("buy_in"), "buy_in")
+            if not t.min_buy_in <= amount <= t.max_buy_in:
+                raise TableRuleError("buy_in", f"the buy-in is ₩{t.min_buy_in:,} to ₩{t.max_buy_in:,}")
+            seats = repo.seats(t.id)
+            if any(s.seat == seat for s in seats):
+                raise Conflict(f"seat {seat} is taken", field="seat")
+            if any(s.player_id == pid for s in seats):
+                raise Conflict(f"player {pid} already sits at {code}", field="player_id")
+            uow.players.get(pid)
+            acct = stack_account(code, pid)
+            uow.ledger.ensure_account(acct, L.AccountType.LIABILITY, non_negative=True)
+            entry = WalletService.debit_for_table(uow, pid, acct, amount, refs={"mahjong": code, "seat": seat})
+            repo.add(MahjongSeat(table_id=t.id, seat=seat, player_id=pid))
+            return {**table_view(uow, t), "entry": entry, "wallet": WalletService.balances(uow, pid)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats", body), fn,
+                       status=201)
+        return res.status, res.body, res.replayed
+
+    def _seat(self, repo: MahjongRepo, t: MahjongTable, seat: str) -> MahjongSeat:
+        s = next((s for s in repo.seats(t.id) if s.seat == seat), None)
+        if s is None:
+            raise NotFound(f"nobody sits at seat {seat}", field="seat")
+        return s
+
+    def top_up(self, principal: Principal, code: str, seat: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Add ``amount`` won from the seated player's wallet to their stack (the stack stays ≤ max_buy_in)."""
+        require_role(principal, *SCORER_ROLES)
+
+        def fn(uow) -> dict:
+            repo = _repo(uow)
+            t = repo.get(code, for_update=True)
+            s = self._seat(repo, t, seat)
+            amount = _won(body.get("amount"), "amount")
+            acct = stack_account(code, s.player_id)
+            have = uow.ledger.balance(acct)
+            if have + amount > t.max_buy_in:
+                raise TableRuleError("amount", f"the stack would pass the table's ₩{t.max_buy_in:,} maximum")
+            entry = WalletService.debit_for_table(uow, s.player_id, acct, amount, refs={"mahjong": code, "seat": seat})
+            return {**table_view(uow, t), "entry": entry, "wallet": WalletService.balances(uow, s.player_id)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key,
+                       fingerprint("POST", f"mahjong/{code}/seats/{seat}/top-up", body), fn)
+        return res.status, res.body, res.replayed
+
+    def leave(self, principal: Principal, code: str, seat: str, idem_key: str | None) -> tuple[int, dict, bool]:
+        """The player leaves: the whole stack goes back to their cashable wallet; the seat is freed."""
+        require_role(principal, *SCORER_ROLES)
+
+        def fn(uow) -> dict:
+            repo = _repo(uow)
+            t = repo.get(code, for_update=True)
+            s = self._seat(repo, t, seat)
+            pid = s.player_id
+            acct = stack_account(code, pid)
+            amount = uow.ledger.balance(acct)
+            entry = (WalletService.credit_from_table(uow, pid, acct, amount, refs={"mahjong": code, "seat": seat})
+                     if amount else None)
+            repo.delete(s)
+            return {**table_view(uow, t), "player_id": pid, "cashed_out": amount, "entry": entry,
+                    "wallet": WalletService.balances(uow, pid)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats/{seat}/leave", {}),
+                       fn)
+        return res.status, res.body, res.replayed
+
+    # ------------------------------------------------------------------ hands
+    @staticmethod
+    def _next_hand(repo: MahjongRepo, t: MahjongTable, number: object) -> list[MahjongSeat]:
+        if t.status != "open":
+            raise Conflict(f"mahjong table {t.code} is closed", field="code")
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise TableRuleError("number", "number is the hand's number at this table")
+        if number <= t.hand_seq:
+            raise Conflict(f"hand {number} at {t.code} is already recorded (last hand: {t.hand_seq})", field="number")
+        if number != t.hand_seq + 1:
+            raise TableRuleError("number", f"the next hand at {t.code} is {t.hand_seq + 1}")
+        seats = repo.seats(t.id)
+        if len(seats) != 4:
+            raise Conflict(f"a hand needs four seated players ({len(seats)} seated)", field="seats")
+        return seats
+
+    @staticmethod
+    def _check_cover(uow, code: str, by_seat: dict[str, MahjongSeat], won: dict[str, int]) -> None:
+        short = []
+        for s, delta in won.items():
+            if delta < 0:
+                have = uow.ledger.balance(stack_account(code, by_seat[s].player_id))
+                if have < -delta:
+                    short.append(f"seat {s} (player {by_seat[s].player_id}) has ₩{have:,}, owes ₩{-delta:,}")
+        if short:
+            raise InsufficientFunds("a loser cannot cover the hand: " + "; ".join(short) + " (top up, then score again)",
+                                    field="seats")
+
+    def score_hand(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Score a won hand at a table and settle it in ONE journal entry.
+
+        ``body``: ``number`` (next hand), ``winner`` (seat), ``discarder`` (seat, ron only), ``dealer`` (seat,
+        default E), ``round_wind`` (E/S/W/N), ``riichi_seats`` (seats that declared riichi this hand: a stick
+        each; the winner is added when ``riichi``/``double_riichi``), ``honba`` and the declaration's tiles and
+        flags (``hand``, ``win_tile``, ``melds``, ``tsumo``, ``riichi``, ``double_riichi``, ``ippatsu``,
+        ``dora_indicators``, ``ura_dora_indicators``, ``conditions``). The seat wind is the winner's seat
+        relative to the dealer; ``riichi_sticks`` = the table's pot + this hand's declarers. Returns the hand's
+        record (result, settlement per seat in points and won, fee, entry) and the stacks."""
+        require_role(principal, *SCORER_ROLES)
+        fp = fingerprint("POST", f"mahjong/{code}/hands", body)
+
+        def fn(uow) -> dict:
+            repo = _repo(uow)
+            t = repo.get(code, for_update=True)
+            seats = self._next_hand(repo, t, body.get("number"))
+            by_seat = {s.seat: s for s in seats}
+            rules = mj.rules_from_dict(t.rules)
+            winner, dealer = body.get("winner"), body.get("dealer", "E")
+            discarder = body.get("discarder")
+            for name, v in (("winner", winner), ("dealer", dealer)):
+                if v not in mj.SEATS:
+                    raise TableRuleError(name, f"{name} is a seat: E, S, W or N")
+            decl = {k: v for k, v in body.items()
+                    if k not in ("number", "winner", "discarder", "dealer", "riichi_seats")}
+            riichi_seats = list(body.get("riichi_seats") or [])
+            declared = bool(decl.get("riichi") or decl.get("double_riichi"))
+            if winner in riichi_seats and not declared:
+                raise TableRuleError("riichi_seats", "the winner is listed in riichi_seats: send riichi or double_riichi")
+            if declared and winner not in riichi_seats:
+                riichi_seats.append(winner)
+            if "riichi_sticks" in decl:
+                raise TableRuleError("riichi_sticks", "at a table the sticks are the pot + riichi_seats")
+            if rules.rule_set == "korean":
+                if body.get("riichi_seats"):
+                    raise TableRuleError("riichi_seats", "the Korean rule set has no riichi sticks (riichi adds points)")
+                riichi_seats, pot = [], 0
+            else:
+                pot = t.riichi_pot
+                decl["riichi_sticks"] = pot + len(set(riichi_seats))
+            decl["seat_wind"] = mj.seat_wind(winner, dealer)
+            score = mj.score_hand(mj.Declaration.from_dict(decl), rules)
+            st = mj.settle_hand(score, winner=winner, dealer=dealer, discarder=discarder,
+                                riichi_seats=tuple(riichi_seats), pot_sticks=pot, point_value=t.point_value,
+                                fee_ppm=t.fee_ppm, fee_unit=t.fee_unit)
+            self._check_cover(uow, code, by_seat, st.won)
+            e = L.EntryBuilder("mahjong.hand", f"mahjong {code} hand {body['number']}: {winner} wins")
+            win_acct = stack_account(code, by_seat[winner].player_id)
+            for s, delta in st.won.items():
+                if s != winner and delta < 0:
+                    e.add(debit=stack_account(code, by_seat[s].player_id), credit=win_acct, amount=-delta)
+            e.add(debit=pot_account(code), credit=win_acct, amount=st.pot_won)
+            e.add(debit=win_acct, credit=fee_account(code), amount=st.fee)
+            entry = uow.ledger.post(e.build({"mahjong": code, "hand": body["number"]})) if not e.empty else None
+            settlement = {"seats": {s: {"player_id": by_seat[s].player_id, "points": st.points[s], "won": st.won[s]}
+                                    for s in mj.SEATS},
+                          "take": st.take, "fee": st.fee, "riichi_sticks_paid": sorted(st.sticks_paid),
+                          "pot_sticks_taken": st.pot_sticks, "point_value": t.point_value}
+            h = MahjongHand(table_id=t.id, number=body["number"], kind="win", rule_set=rules.rule_set, dealer=dealer,
+                            winner=winner, discarder=discarder, declaration=score.declaration, result=score.to_dict(),
+                            settlement=settlement, fee=st.fee, entry_id=entry, recorded_by=principal.id)
+            repo.add(h)
+            t.hand_seq = body["number"]
+            t.riichi_pot = 0
+            return {**hand_view(t, h), "table_state": table_view(uow, t)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        return res.status, res.body, res.replayed
+
+    def draw(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Record an exhaustive draw: ``number``, ``dealer``, ``riichi_seats`` (each puts a 1,000-point stick into
+        the pot, carried to the next win). No other payment (tenpai/noten payments are not modelled; a nagashi
+        mangan is scored as a hand with the ``nagashi_mangan`` condition)."""
+        require_role(principal, *SCORER_ROLES)
+
+        def fn(uow) -> dict:
+            repo = _repo(uow)
+            t = repo.get(code, for_update=True)
+            seats = self._next_hand(repo, t, body.get("number"))
+            by_seat = {s.seat: s for s in seats}
+            dealer = body.get("dealer", "E")
+            if dealer not in mj.SEATS:
+                raise TableRuleError("dealer", "dealer is a seat: E, S, W or N")
+            riichi_seats = list(body.get("riichi_seats") or [])
+            if any(s not in mj.SEATS for s in riichi_seats) or len(set(riichi_seats)) != len(riichi_seats):
+                raise TableRuleError("riichi_seats", "riichi_seats are distinct seats: E, S, W, N")
+            if riichi_seats and t.rules.get("rule_set") == "korean":
+                raise TableRuleError("riichi_seats", "the Korean rule set has no riichi sticks")
+            stick = mj.STICK_POINTS * t.point_value
+            won = {s: (-stick if s in riichi_seats else 0) for s in mj.SEATS}
+            self._check_cover(uow, code, by_seat, won)
+            e = L.EntryBuilder("mahjong.draw", f"mahjong {code} hand {body['number']}: draw")
+            for s in riichi_seats:
+                e.add(debit=stack_account(code, by_seat[s].player_id), credit=pot_account(code), amount=stick)
+            entry = uow.ledger.post(e.build({"mahjong": code, "hand": body["number"]})) if not e.empty else None
+            h = MahjongHand(table_id=t.id, number=body["number"], kind="draw", rule_set=t.rules.get("rule_set", "riichi"),
+                            dealer=dealer, declaration={}, result={},
+                            settlement={"seats": {s: {"player_id": by_seat[s].player_id, "won": won[s]} for s in mj.SEATS},
+                                        "riichi_sticks_paid": sorted(riichi_seats)},
+                            fee=0, entry_id=entry, recorded_by=principal.id)
+            repo.add(h)
+            t.hand_seq = body["number"]
+            t.riichi_pot += len(riichi_seats)
+            return {**hand_view(t, h), "table_state": table_view(uow, t)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/draws", body), fn,
+                       status=201)
+        return res.status, res.body, res.replayed
+
+
+# ---------------------------------------------------------------------- demo floor
+DEMO_TABLES = (
+    ("MJ-01", "Mahjong 1 (riichi)", {"rule_set": "riichi"}, 10),
+    ("MJ-02", "Mahjong 2 (Korean)", {"rule_set": "korean"}, 1_000),
+)
+
+
+def seed_mahjong(uow) -> list[str]:
+    """Demo mahjong tables (idempotent): MJ-01 riichi at ₩10 a point, MJ-02 Korean at ₩1,000 a point; house fee
+    5% of the winner's take rounded up to ₩100; buy-in ₩100,000 – ₩2,000,000."""
+    made = []
+    for code, name, rules, pv in DEMO_TABLES:
+        if _repo(uow).find(code) is not None:
+            continue
+        new_table(uow, code=code, name=name, rules=rules, point_value=pv, fee_ppm=50_000, fee_unit=100,
+                  min_buy_in=100_000, max_buy_in=2_000_000)
+        made.append(code)
+    return made
