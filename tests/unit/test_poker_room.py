@@ -42,7 +42,7 @@ def test_the_phh_corpus_is_there():
     names = {p.name for p in PHH_FILES}
     assert {"wsop2023_e43_d5_0207_bb_ante.phh", "wsop2019_e42_d3_0107_bb_ante.phh",
             "wsop2023_e43_d5_0302_bb_ante_all_in.phh", "wsop2023_e54_d4_0020_fixed_limit.phh",
-            "multiway_all_in_side_pots.phh"} <= names
+            "multiway_all_in_side_pots.phh", "wsop2018_main_event_d7_three_way_all_in.phh"} <= names
     for p in PHH_FILES:
         assert p.read_text().startswith("# "), f"{p.name}: the source must be recorded in a comment"
 
@@ -68,7 +68,8 @@ def test_big_blind_ante_is_dead_money_in_the_main_pot():
     assert trimmed["finishing_stacks"][1] == 5_625_000 + 500_000 and trimmed["matches"] is False
 
 
-def test_multiway_all_in_builds_main_and_side_pots():
+def test_constructed_multiway_all_in_builds_main_and_side_pots():
+    # a CONSTRUCTED hand (not published): three pots, each won by a different player
     text = (PHH_DIR / "multiway_all_in_side_pots.phh").read_text()
     state = None
     for state in P.load_phh(text):
@@ -76,6 +77,32 @@ def test_multiway_all_in_builds_main_and_side_pots():
     pushes = [(op.pot_index, op.amounts) for op in state.operations if isinstance(op, ChipsPushing)]
     # the main pot to the aces, side pot 1 to the kings, side pot 2 to the queens
     assert pushes == [(0, (0, 0, 32_000, 0)), (1, (36_000, 0, 0, 0)), (2, (0, 60_000, 0, 0))]
+
+
+def test_published_three_way_all_in_2018_main_event_final_table_bubble():
+    # 2018 WSOP Main Event, Day 7, ten-handed: Manion AsAh, Labat KdKc, Zhu KsKh all in pre-flop (sources in the file)
+    text = (PHH_DIR / "wsop2018_main_event_d7_three_way_all_in.phh").read_text()
+    hh = P.load_phh(text)
+    names = list(hh.players)
+    manion, labat, zhu = names.index("Nicolas Manion"), names.index("Antoine Labat"), names.index("Yueqi Zhu")
+    assert hh.starting_stacks[labat] == 51_250_000  # PokerNews: Labat's stack before the hand
+    out = P.replay_phh(text)
+    got = dict(zip(names, out["finishing_stacks"]))
+    # published counts after the hand (PokerNews / WSOP final-table seating), not pokerkit's output
+    assert got == {"Nicolas Manion": 112_775_000, "Antoine Labat": 8_050_000, "Yueqi Zhu": 0,
+                   "Michael Dyer": 109_175_000, "Tony Miles": 42_750_000, "John Cynn": 37_075_000,
+                   "Alex Lynskey": 25_925_000, "Joe Cada": 23_675_000, "Aram Zobian": 18_875_000,
+                   "Artem Metalidi": 15_475_000}
+    assert hh.starting_stacks[labat] - got["Antoine Labat"] == 43_200_000  # "lost 43,200,000" (onlinepoker.net)
+    assert out["board"] == ["Jd", "7c", "4c", "3s", "Jc"]
+    assert {x["player"] for x in out["showdown"]} == {manion, labat, zhu}
+    pots = None
+    for state in hh:
+        if any(p.amount for p in state.pots):
+            pots = [(p.amount, set(p.player_indices)) for p in state.pots]
+    # main pot: Zhu's 24,775,000 three times + 7 other antes + both blinds; side pot: Manion and Labat only
+    assert pots == [(3 * 24_775_000 + 700_000 + 900_000, {manion, labat, zhu}),
+                    (2 * (43_200_000 - 24_775_000), {manion, labat})]
 
 
 def test_bb_ante_all_in_busts_the_big_blind():
