@@ -1,0 +1,91 @@
+"""Read-only API behind the screens (issue 10): the floor overview, a machine's detail, signage
+stream tokens and the token-authenticated jackpot stream, the cage's ticket check, par sheets.
+Thin: each route names the caller, checks the role and calls one service."""
+
+from __future__ import annotations
+
+from apiflask import APIBlueprint
+from flask import Response, current_app, g, request, stream_with_context
+
+from jackpot_controller.adapters.stream import subscribe
+from jackpot_controller.services.controller import CHANNEL
+from slotsys.api.common import AUTH_DOC, principal, services
+from slotsys.services.floor_view import FloorViewService
+from slotsys.services.screens import ScreensService
+from slotsys.services.staff import require_role
+
+bp = APIBlueprint("screens", __name__, url_prefix="/api/v1", tag="Screens")
+
+STREAM_ENDPOINT = "screens.jackpot_stream"  # authenticated by its stream token (app.PUBLIC_ENDPOINTS)
+
+
+def _svc() -> tuple[FloorViewService, ScreensService]:
+    ext = current_app.extensions
+    if "screens" not in ext:
+        ctx = services().ctx
+        ext["screens"] = (FloorViewService(ctx), ScreensService(ctx))
+    return ext["screens"]
+
+
+@bp.get("/floor/overview")
+@bp.doc(summary="The floor by zone and bank: each machine's state (idle, in play, carded, handpay, locked, "
+                "offline), credits and today's coin-in, coin-out, jackpots and hold (operator, attendant, auditor)",
+        **AUTH_DOC)
+def floor_overview():
+    require_role(principal(), "operator", "attendant", "auditor")
+    return _svc()[0].overview()
+
+
+@bp.get("/floor/machines/<asset>")
+@bp.doc(summary="A machine's meters, state and its last 10 games with their reel windows (operator, attendant, "
+                "auditor)", **AUTH_DOC)
+def floor_machine(asset: str):
+    require_role(principal(), "operator", "attendant", "auditor")
+    return _svc()[0].machine(asset)
+
+
+@bp.post("/screens/stream-token")
+@bp.doc(summary="A short-lived token (60 s) to open the jackpot stream from a browser's EventSource (staff)",
+        **AUTH_DOC)
+def stream_token():
+    return _svc()[1].stream_token(principal())
+
+
+@bp.get("/screens/jackpot-stream")
+@bp.doc(summary="Live jackpot meters and hits as Server-Sent Events, authenticated by ?token= from "
+                "POST /api/v1/screens/stream-token (same events as /api/v1/jackpots/stream)")
+def jackpot_stream():
+    g.principal = _svc()[1].check_stream_token(request.args.get("token"))
+    svc = services()
+    sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
+    return Response(stream_with_context(svc.jackpots.stream(sub)), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/screens/tickets/<number>/check")
+@bp.doc(summary="What the cage would answer for a ticket now: payable, or the exact refusal (cashier, "
+                "supervisor; changes nothing)", **AUTH_DOC)
+def ticket_check(number: str):
+    return _svc()[1].ticket_check(principal(), number)
+
+
+@bp.get("/games")
+@bp.doc(summary="The game catalogue with its variations (operator, auditor)", **AUTH_DOC)
+def games():
+    require_role(principal(), "operator", "auditor")
+    return _svc()[1].games()
+
+
+@bp.get("/games/<game_id>/par-sheet")
+@bp.doc(summary="A game's exact par sheet, ?variation=92 (operator, auditor)", **AUTH_DOC)
+def par_sheet(game_id: str):
+    require_role(principal(), "operator", "auditor")
+    return _svc()[1].par_sheet(game_id, request.args.get("variation"))
+
+
+@bp.get("/games/<game_id>/par-sheet/<chart>.png")
+@bp.doc(summary="A par-sheet chart as PNG: rtp, parts or awards; ?variation=92 (operator, auditor)", **AUTH_DOC)
+def par_chart(game_id: str, chart: str):
+    require_role(principal(), "operator", "auditor")
+    png = _svc()[1].par_chart(game_id, request.args.get("variation"), chart)
+    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, max-age=300"})

@@ -1,0 +1,48 @@
+/* Operator console: the floor by zone and bank, each machine's state, credits, today's coin-in and
+ * hold (GET /api/v1/floor/overview, refreshed every 5 s). */
+(function () {
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var last = null;
+
+  function card(m) {
+    return SS.el("a", { cls: "mc s-" + m.state, href: "/console/machines/" + m.asset, "data-asset": m.asset, "data-state": m.state,
+      title: m.game_name + (m.lock_reason ? " · " + m.lock_reason : "") }, [
+      SS.el("span", { cls: "st", i18n: "state_" + m.state }), SS.el("div", { cls: "asset", text: m.asset }),
+      SS.el("div", { cls: "muted", text: m.game_name + " · " + SS.won(m.denomination) }),
+      SS.el("div", {}, [SS.t("credits") + " ", SS.el("b", { cls: "credits", text: SS.won(m.credits) })]),
+      SS.el("div", {}, [SS.t("coin_in_today") + " ", SS.el("b", { text: SS.won(m.today.coin_in) })]),
+      SS.el("div", {}, [SS.t("hold_today") + " ", SS.el("b", { cls: m.today.hold < 0 ? "bad" : "", text: SS.won(m.today.hold) })])
+    ]);
+  }
+  function render(f) {
+    last = f;
+    $("day").textContent = f.day + " · " + SS.t("updated") + " " + SS.when(f.generated_at);
+    $("legend").replaceChildren.apply($("legend"), f.states.map(function (s) {
+      return SS.el("span", {}, [SS.el("i", { cls: "dot d-" + s }), SS.t("state_" + s) + " " + f.totals.by_state[s]]);
+    }));
+    var T = f.totals;
+    $("totals").tBodies[0].replaceChildren(SS.el("tr", {}, [
+      SS.el("th", { i18n: "machines" }), SS.el("td", { text: SS.num(T.machines) }),
+      SS.el("th", { i18n: "credits" }), SS.el("td", { cls: "num", text: SS.won(T.credits) }),
+      SS.el("th", { i18n: "coin_in_today" }), SS.el("td", { cls: "num", id: "total-coin-in", text: SS.won(T.coin_in) }),
+      SS.el("th", { i18n: "jackpot_today" }), SS.el("td", { cls: "num", text: SS.won(T.jackpot_out) }),
+      SS.el("th", { i18n: "hold_today" }), SS.el("td", { cls: "num", text: SS.won(T.hold) }),
+      SS.el("th", { i18n: "games_today" }), SS.el("td", { cls: "num", text: SS.num(T.games) })]));
+    $("floor").replaceChildren.apply($("floor"), f.zones.map(function (z) {
+      return SS.el("section", { cls: "zone panel", "data-zone": z.code }, [SS.el("h2", { text: z.name + " (" + z.code + ")" })].concat(
+        z.banks.map(function (b) {
+          return SS.el("div", { cls: "bank", "data-bank": b.bank }, [SS.el("div", { cls: "muted", text: SS.t("bank") + " " + b.bank }),
+            SS.el("div", { cls: "machines" }, b.machines.map(card))]);
+        })));
+    }));
+  }
+  function load() {
+    SS.api("GET", "/api/v1/floor/overview").then(function (f) { $("error").textContent = ""; render(f); })
+      .catch(function (e) { $("error").textContent = SS.problemText(e); });
+  }
+  document.addEventListener("slotsys:lang", function () { if (last) render(last); });
+  document.addEventListener("DOMContentLoaded", function () {
+    SS.requireLogin(["operator", "attendant", "auditor"], function () { load(); setInterval(load, 5000); });
+  });
+})();

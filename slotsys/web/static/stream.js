@@ -1,0 +1,37 @@
+/* Live jackpot stream for browsers. EventSource cannot send an Authorization header, so we first
+ * trade the bearer token (POST, header) for a 60-second stream token and open
+ * /api/v1/screens/jackpot-stream?token=… with it. On any error, or 6 s without an event (the server
+ * sends a meters snapshot every 2 s of silence), the connection is closed and reopened with a fresh
+ * token after a back-off (1, 2, 4 … 10 s); the first event of every connection is a full snapshot,
+ * so the values recover by themselves. */
+(function () {
+  "use strict";
+  SS.jackpotStream = function (handlers) {
+    var es = null, backoff = 1000, lastEvent = 0, timer = null, stopped = false;
+    function state(s) { if (handlers.onState) handlers.onState(s); }
+    function schedule() {
+      if (stopped) return;
+      if (es) { es.close(); es = null; }
+      state("reconnecting");
+      clearTimeout(timer);
+      timer = setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 10000);
+    }
+    function seen() { lastEvent = Date.now(); }
+    function connect() {
+      SS.api("POST", "/api/v1/screens/stream-token").then(function (r) {
+        if (stopped) return;
+        es = new EventSource(r.stream_url);
+        seen();
+        es.onopen = function () { backoff = 1000; seen(); state("connected"); };
+        es.addEventListener("meters", function (ev) { seen(); state("connected"); handlers.onMeters(JSON.parse(ev.data)); });
+        es.addEventListener("hit", function (ev) { seen(); handlers.onHit(JSON.parse(ev.data)); });
+        es.onerror = function () { schedule(); };
+      }).catch(function () { schedule(); });
+    }
+    setInterval(function () { if (es && Date.now() - lastEvent > 6000) { if (handlers.onStale) handlers.onStale(); schedule(); } }, 1000);
+    state("connecting");
+    connect();
+    return { close: function () { stopped = true; if (es) es.close(); } };
+  };
+})();
