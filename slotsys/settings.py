@@ -26,6 +26,21 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
     db_max_overflow: int = 20
     db_pool_timeout_s: float = 30.0
+    # Test each pooled connection with a round trip before use. Off by default: a connection the
+    # server dropped fails one request with 503 (retried with the same Idempotency-Key) and the pool
+    # then discards every connection of that generation; on saves nothing else and costs a round trip
+    # per transaction.
+    db_pool_pre_ping: bool = False
+    # Seconds a verified bearer credential (machine key, staff token) is remembered per process, so a
+    # request does not open a transaction just to authenticate. A changed machine key or an expired
+    # staff token stops working within this time (a staff token never outlives its expiry). 0: off.
+    auth_cache_s: float = 5.0
+    # FAULT INJECTION, for tests/integration/test_faults.py only; 0 (off) by default, never set in production.
+    # Every Idempotency-Key use case (services/idempotency.run_once) sleeps this many ms after its work and
+    # before its commit (SLOTSYS_FAULT_DELAY_MS), and after its commit before the response
+    # (SLOTSYS_FAULT_DELAY_AFTER_COMMIT_MS), so a test can kill a worker or drop the database mid-request.
+    fault_delay_ms: int = Field(default=0, ge=0, le=60_000)
+    fault_delay_after_commit_ms: int = Field(default=0, ge=0, le=60_000)
     # Celery runs tasks in-process (eager) unless a broker is configured.
     celery_eager: bool | None = None
     casino_name: str = "Grand Seoul Casino"

@@ -147,11 +147,14 @@ def release_stale_claims(svc: "JackpotService") -> list[int]:
     from datetime import timedelta
 
     now = svc.ctx.clock.now()
+    cutoff = now - timedelta(seconds=svc.settings.claim_timeout_s)
     released = []
     with svc.ctx.uow() as uow:
-        for hit in uow.levels.hits_with_status(("claimed",), before=now - timedelta(seconds=svc.settings.claim_timeout_s)):
+        for hit in uow.levels.hits_with_status(("claimed",), before=cutoff):  # created before: a superset
             hit = uow.levels.hit(hit.id, for_update=True)
-            if hit.status != "claimed":
+            # the timeout runs from the claim, not from the hit: a live task that just claimed an old
+            # hit (a backlog after a worker outage) must not lose its claim mid-award
+            if hit.status != "claimed" or (hit.claimed_at is not None and hit.claimed_at > cutoff):
                 continue
             level = uow.levels.by_id(hit.level_id)
             uow.levels.add_event(kind="claim_timeout", level_code=level.code, hit_id=hit.id,

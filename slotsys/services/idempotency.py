@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from slotsys.domain.errors import IdempotencyKeyReused, ValidationFailed
+from slotsys.settings import get_settings
 
 _KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
 
@@ -54,5 +56,15 @@ def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable
             return IdemResult(rec.status_code, rec.response, True)
         body = fn(uow)
         uow.idempotency.complete(record_id, status, body)
+        _fault_pause(get_settings().fault_delay_ms)  # fault injection (tests only): off by default
         uow.commit()
+        _fault_pause(get_settings().fault_delay_after_commit_ms)
         return IdemResult(status, body, False)
+
+
+def _fault_pause(ms: int) -> None:
+    """The settings-gated fault-injection point (``SLOTSYS_FAULT_DELAY_MS``,
+    ``SLOTSYS_FAULT_DELAY_AFTER_COMMIT_MS``; 0 = off, the default): tests/integration/test_faults.py
+    holds a request open there to kill its worker or drop its database connection mid-request."""
+    if ms > 0:
+        time.sleep(ms / 1000)
