@@ -45,7 +45,7 @@ class LevelParamsIn(StrictModel):
 class LevelIn(LevelParamsIn):
     code: str
     name: str
-    kind: Literal["standalone", "linked", "mystery"]
+    kind: Literal["standalone", "linked", "mystery", "table"]
     reset: Amount
     ceiling: Amount
     rate_ppm: Ppm
@@ -53,7 +53,7 @@ class LevelIn(LevelParamsIn):
 
 class LevelPatch(LevelParamsIn):
     name: str | None = None
-    kind: Literal["standalone", "linked", "mystery"] | None = None
+    kind: Literal["standalone", "linked", "mystery", "table"] | None = None
     reason: Text | None = None
 
 

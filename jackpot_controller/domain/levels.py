@@ -22,6 +22,10 @@ GLI-12 style, NJ 13:69E-1.39A):
   ``next_value`` (the new cycle's value at its turn) or ``same_amount`` (the open claim's amount,
   the house funding any difference). ``max_award``: an award above it is never credited (the
   machine locks for verification); None: the system maximum.
+* ``table`` levels are the meters of table-game progressive side bets (issue 8): floor scope, no
+  combination and never fed by slot wagers; the table service adds a share (``rate_ppm``, up to
+  100% of the side bet) of each progressive stake and pays the hands its paytable names
+  (:func:`jackpot_controller.domain.pool.table_round`).
 
 Errors raise :class:`LevelConfigError` naming the API field.
 """
@@ -31,11 +35,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-KINDS = ("standalone", "linked", "mystery")
+KINDS = ("standalone", "linked", "mystery", "table")
 SCOPES = ("machine", "bank", "zone", "floor")
 OVERFLOW_RULES = ("carry", "divert")
 SECOND_HIT_RULES = ("next_value", "same_amount")
 MAX_RATE_PPM = 100_000  # 10 %
+MAX_TABLE_RATE_PPM = 1_000_000  # a table progressive may put up to all of its side bet on the meter
 MAX_WON = 10**12  # BIGINT-safe bound of any amount
 
 
@@ -100,7 +105,10 @@ class LevelParams:
             raise LevelConfigError("ceiling", "must be above the reset value")
         if self.start is not None and not self.reset <= self.start <= self.ceiling:
             raise LevelConfigError("start", "must be between the reset value and the ceiling")
-        if not 0 < self.rate_ppm <= MAX_RATE_PPM:
+        if self.kind == "table":
+            if not 0 < self.rate_ppm <= MAX_TABLE_RATE_PPM:
+                raise LevelConfigError("rate_ppm", "must be in (0, 1000000] ppm, i.e. (0, 100%] of the side bet")
+        elif not 0 < self.rate_ppm <= MAX_RATE_PPM:
             raise LevelConfigError("rate_ppm", "must be in (0, 100000] ppm, i.e. (0, 10%]")
         if not 0 <= self.reserve_rate_ppm <= MAX_RATE_PPM:
             raise LevelConfigError("reserve_rate_ppm", "must be in [0, 100000] ppm, i.e. [0, 10%]")
@@ -119,9 +127,12 @@ class LevelParams:
             raise LevelConfigError("scope", "a standalone progressive is owned by one machine (scope machine)")
         if self.kind == "linked" and self.scope == "machine":
             raise LevelConfigError("scope", "a linked progressive spans machines (bank, zone or floor)")
-        if self.kind == "mystery":
+        if self.kind == "table" and self.scope != "floor":
+            raise LevelConfigError("scope", "a table progressive is bound to tables, not machines (scope floor)")
+        if self.kind in ("mystery", "table"):
             if self.combination is not None:
-                raise LevelConfigError("combination", "a mystery level is won by its trigger, not a combination")
+                raise LevelConfigError("combination", f"a {self.kind} level is won by "
+                                       f"{'its trigger' if self.kind == 'mystery' else 'the table hand'}, not a combination")
         elif not isinstance(self.combination, str) or not self.combination:
             raise LevelConfigError("combination", f"a {self.kind} progressive needs the game's combination key")
         if self.overflow not in OVERFLOW_RULES:
@@ -135,7 +146,9 @@ class LevelParams:
         return self
 
     def eligible(self, asset: str, bank: str, zone: str) -> bool:
-        """Whether a machine (asset, bank, zone) contributes to and can win this level."""
+        """Whether a machine (asset, bank, zone) contributes to and can win this level (never a table level's)."""
+        if self.kind == "table":
+            return False
         if self.scope == "floor":
             return True
         if self.scope == "zone":

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable
 from jackpot_controller.domain import accounts as A
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.domain.mystery import RandomSource, draw_trigger
-from slotsys.domain.money import MILLI_PER_WON, contribution_milli
+from slotsys.domain.money import MILLI_PER_WON, contribution_milli, payout_floor
 
 
 @dataclass(frozen=True)
@@ -261,6 +261,84 @@ def fold(pools: list[Pool], wagers: Iterable[Wager], rng: RandomSource, *, now: 
     for w in wagers:
         hits.extend(apply_wager(pools, w, rng, now=now, zone_of=zone_of))
     return hits
+
+
+# ------------------------------------------------------------------ table progressives (issue 8)
+@dataclass(frozen=True)
+class TableClaim:
+    """A table hand's progressive award: ``meter_ppm`` of the meter (1,000,000 = all of it), shared
+    equally by ``shared_by`` hands of the same ``line`` in the round, or ``fixed`` won."""
+
+    line: str
+    meter_ppm: int = 0
+    fixed: int = 0
+    shared_by: int = 1
+
+
+@dataclass(frozen=True)
+class TablePaid:
+    """What one claim was paid (won): ``from_meter`` out of the value, ``from_house`` funded by the
+    house (fixed lines, via the level's seed account); ``meter`` the whole-won meter it was computed
+    on; ``cycle`` the cycle it was won in."""
+
+    claim: TableClaim
+    amount: int
+    from_meter: int
+    from_house: int
+    meter: int
+    cycle: int
+
+
+def table_round(pool: Pool, stakes: Iterable[int], claims: list[TableClaim], rng: RandomSource, *,
+                now: Any = None) -> list[TablePaid]:
+    """One table round on a ``table`` level: contributions first, then the awards (pure).
+
+    * each progressive stake (won) adds ``stake × rate_ppm / 1000`` milli-won to the value (past the
+      ceiling: to overflow) and ``stake × reserve_rate_ppm / 1000`` to the reserve;
+    * then the claims, line by line in the order given (best first): every hand of a line is paid
+      from the same meter (whole won, after this round's contributions and the earlier lines):
+      ``floor(meter × ppm / (10⁶ × shared_by))``, so hands sharing a line split it equally and the
+      won that does not divide stays on the meter; a **fixed** line is paid by the house (seed →
+      payable), the meter untouched;
+    * a line paying 100% of the meter resets the level (``reset`` funded from the reserve, then the
+      house seed; the carried remainder stays), as a slot hit does.
+
+    No milli-won is created or lost: value + reserve + overflow grows by the contributions plus the
+    seeds, less the awards (``Pool.ledger_legs`` posts the whole-won part).
+    """
+    prm = pool.params
+    for stake in stakes:
+        c = contribution_milli(stake, prm.rate_ppm)
+        r = contribution_milli(stake, prm.reserve_rate_ppm)
+        pool.coin_in += stake
+        pool.contributed_milli += c + r
+        pool.reserve_milli += r
+        to_value = min(c, max(0, prm.ceiling * MILLI_PER_WON - pool.value_milli))
+        pool.value_milli += to_value
+        pool.overflow_milli += c - to_value
+    paid: list[TablePaid | None] = [None] * len(claims)
+    for line in dict.fromkeys(c.line for c in claims):
+        meter = pool.value_milli // MILLI_PER_WON
+        cycle = pool.cycle
+        resets = False
+        for i, c in enumerate(claims):
+            if c.line != line:
+                continue
+            if c.fixed:
+                amount, from_meter = c.fixed, 0
+                pool.flows.topup += amount
+                pool.seeded_won += amount
+            else:
+                amount = from_meter = payout_floor(meter, c.meter_ppm, 1_000_000 * c.shared_by)
+                pool.value_milli -= amount * MILLI_PER_WON
+                pool.flows.award += amount
+                resets = resets or c.meter_ppm >= 1_000_000
+            pool.hits += 1
+            pool.total_won += amount
+            paid[i] = TablePaid(c, amount, from_meter, amount - from_meter, meter, cycle)
+        if resets:
+            _reset(pool, rng, now)
+    return [p for p in paid if p is not None]
 
 
 def correction_legs(code: str, old_milli: int, new_won: int) -> tuple[int, list[tuple[str, str, int]]]:

@@ -1,6 +1,7 @@
 """Table-games tables: tables (game, rules variant, limits, chip and commission units, status, the
 baccarat shoe), seats, rounds (outcome, settlements) and bets. Money is BIGINT won; balances are
-ledger accounts (``table:<code>:bets`` / ``table:<code>:hold``), not here. Migrations: 0006_tables, 0007_table_backers.
+ledger accounts (``table:<code>:bets`` / ``table:<code>:hold``), not here. Migrations: 0006_tables, 0007_table_backers,
+0008_table_poker (``progressive_level``: the jackpot controller's ``table`` level the progressive side bet feeds).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class GameTable(Base):
     round_seq: Mapped[int] = mapped_column(Integer, default=0)
     shoe_no: Mapped[int] = mapped_column(Integer, default=0)
     shoe: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # baccarat: {"cards", "pos", "cut_index", "burned"}
+    progressive_level: Mapped[str | None] = mapped_column(String(40), nullable=True)  # 0008: a jackpot ``table`` level
     created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
     __table_args__ = (
         CheckConstraint("status IN ('open', 'closed', 'private')", name="status"),
@@ -69,7 +71,7 @@ class TableRound(Base):
     status: Mapped[str] = mapped_column(String(15), default="betting")
     mode: Mapped[str | None] = mapped_column(String(10), nullable=True)  # rng | input
     shoe_no: Mapped[int] = mapped_column(Integer, default=0)
-    state: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # blackjack in play: mode, cards, decisions
+    state: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # in play: mode, cards, decisions (+ pai gow banker)
     outcome: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     settlements: Mapped[list | None] = mapped_column(JSON, nullable=True)
     house_net: Mapped[int | None] = mapped_column(BigInteger, nullable=True)

@@ -1,8 +1,10 @@
 """Table games API: tables and seats (pit/operator), rounds, bets (a seated player with their own token,
 or a dealer on their behalf), outcome + settlement (dealer input or CSPRNG), records, replay, the
-baccarat shoe and roadmaps. Thin routes: the rules are in ``table_games.services.tables``.
+baccarat shoe and roadmaps; blackjack and the poker games (three card poker, Caribbean stud, hold'em
+bonus, pai gow poker) dealt and decided one decision at a time, the pai gow bank and hand-setting helpers.
+Thin routes: the rules are in ``table_games.services.tables`` (+ ``poker_games``).
 
-Money-moving POSTs (bets, settle) need an ``Idempotency-Key``.
+Money-moving POSTs (bets, decisions, the bank, settle) need an ``Idempotency-Key``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ Code = Annotated[str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9_-
 Seat = Annotated[str, Field(min_length=1, max_length=10, pattern=r"^[A-Za-z0-9_-]+$")]
 Unit = Annotated[int, Field(strict=True, gt=0, le=MAX_WON)]
 PLAYER_ENDPOINTS = {"tables.place_bet", "tables.decide", "tables.grant_backer", "tables.revoke_backer",
-                    "tables.list_backers"}
+                    "tables.list_backers", "tables.take_bank", "tables.house_way", "tables.optimal_setting"}
+GAME_NAMES = Literal["baccarat", "blackjack", "roulette", "sic_bo", "big_wheel", "three_card_poker", "caribbean_stud",
+                     "holdem_bonus", "pai_gow_poker"]
+ACTIONS = Literal["hit", "stand", "double", "split", "surrender", "insurance", "even_money", "no_insurance",
+                  "play", "call", "fold", "bet", "check", "set", "house_way"]
+Card = Annotated[str, Field(max_length=5)]
+Hand = Annotated[list[Card], Field(max_length=20)]
 
 
 def tables() -> TableService:
@@ -44,13 +52,14 @@ def _player_token() -> None:
 
 class TableIn(StrictModel):
     code: Code
-    game: Literal["baccarat", "blackjack", "roulette", "sic_bo", "big_wheel"]
+    game: GAME_NAMES
     name: Annotated[str, Field(max_length=60)] = ""
     rules: dict[str, Any] | None = None
     limits: dict[str, Any] | None = None
     chip_unit: Unit = 1_000
     commission_unit: Unit = 100
     status: Literal["open", "closed", "private"] = "open"
+    progressive_level: Annotated[str, Field(min_length=2, max_length=40)] | None = None  # a jackpot "table" level
 
 
 class StatusIn(StrictModel):
@@ -75,23 +84,40 @@ class BackerIn(StrictModel):
 
 
 class Decision(StrictModel):
+    """One decision: blackjack (hit … no_insurance); three card poker play / fold; Caribbean stud call / fold;
+    hold'em bonus bet / check / fold; pai gow ``set`` (``high`` 5 cards, ``low`` 2; ``confirm_foul`` to accept
+    a foul as an automatic loser) or ``house_way``. ``amount`` (optional) must equal the bet the decision places."""
+
     box: Seat
-    action: Literal["hit", "stand", "double", "split", "surrender", "insurance", "even_money", "no_insurance"]
+    action: ACTIONS
     amount: Won | None = None
+    high: Hand | None = None
+    low: Hand | None = None
+    confirm_foul: bool | None = None
 
 
 Cards = Annotated[list[Annotated[str, Field(max_length=3)]], Field(max_length=416)]
+Hands = Annotated[dict[Seat, Hand], Field(max_length=10)]
+Dice = Annotated[list[Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]], Field(max_length=3)]
 
 
 class DealIn(StrictModel):
+    """Empty: the CSPRNG deals. Input mode: blackjack ``cards`` in dealing order; the poker games ``hands``
+    {box: cards as dealt} + ``dealer`` (+ hold'em ``board``; pai gow ``dice`` and the dealer's hand in ``hands``)."""
+
     cards: Cards | None = None  # input mode: the cards in dealing order (more may follow with decisions)
+    hands: Hands | None = None
+    dealer: Hand | None = None
+    board: Hand | None = None
+    dice: Dice | None = None
 
 
-class DecisionIn(StrictModel):
-    box: Seat
-    action: Literal["hit", "stand", "double", "split", "surrender", "insurance", "even_money", "no_insurance"]
-    amount: Won | None = None
-    cards: Cards | None = None  # input mode: the card(s) this decision draws
+class DecisionIn(Decision):
+    cards: Cards | None = None  # blackjack input mode: the card(s) this decision draws
+
+
+class BankIn(StrictModel):
+    seat: Seat
 
 
 class BuyInIn(StrictModel):
@@ -112,7 +138,10 @@ class SettleIn(StrictModel):
     ``decisions`` in playing order; ``void`` (+ ``reason``) returns every bet."""
 
     number: Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)] | None = None
-    dice: Annotated[list[Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]], Field(max_length=3)] | None = None
+    dice: Dice | None = None
+    hands: Hands | None = None  # the poker games, an undealt round: the hands as dealt (see DealIn)
+    dealer: Hand | None = None
+    board: Hand | None = None
     symbol: Annotated[str, Field(max_length=20)] | None = None
     stop: Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)] | None = None
     cards: Annotated[list[Annotated[str, Field(max_length=3)]], Field(max_length=416)] | None = None
@@ -234,17 +263,41 @@ def settle(code: str, number: int, body: SettleIn):
 
 @bp.post("/<code>/rounds/<int:number>/deal")
 @bp.input(DealIn, arg_name="body")
-@bp.doc(summary="Blackjack: the initial deal after no more bets (dealer's cards, or the CSPRNG) (pit)", **AUTH_DOC)
+@bp.doc(summary="Blackjack and the poker games: the initial deal after no more bets (dealer's cards, or the CSPRNG) "
+                "(pit)", **AUTH_DOC)
 def deal(code: str, number: int, body: DealIn):
     return tables().deal(principal(), code, number, body.model_dump(exclude_none=True)), 201
 
 
 @bp.post("/<code>/rounds/<int:number>/decisions")
 @bp.input(DecisionIn, arg_name="body")
-@bp.doc(summary="Blackjack: one decision by the box's player (token) or the dealer; doubles, splits and insurance "
-                "are debited now; needs Idempotency-Key", **AUTH_DOC)
+@bp.doc(summary="One decision, in turn, by the box's player (token) or the dealer: blackjack; play / call / bet "
+                "(debited now) / check / fold; pai gow set / house_way; needs Idempotency-Key", **AUTH_DOC)
 def decide(code: str, number: int, body: DecisionIn):
     return reply(*tables().decide(principal(), code, number, body.model_dump(exclude_none=True), idem_key()))
+
+
+@bp.post("/<code>/rounds/<int:number>/bank")
+@bp.input(BankIn, arg_name="body")
+@bp.doc(summary="Pai gow: a seated player banks this hand (once every 7 hands, covering the action; the cover is "
+                "debited now) (pit or the player's token); needs Idempotency-Key", **AUTH_DOC)
+def take_bank(code: str, number: int, body: BankIn):
+    return reply(*tables().take_bank(principal(), code, number, body.seat, idem_key()))
+
+
+@bp.get("/<code>/rounds/<int:number>/boxes/<box>/house-way")
+@bp.doc(summary="Pai gow \"house way for me\": how the table's house way sets this hand", **AUTH_DOC)
+def house_way(code: str, number: int, box: str):
+    return tables().hand_help(principal(), code, number, box, "house_way")
+
+
+@bp.get("/<code>/rounds/<int:number>/boxes/<box>/optimal-setting")
+@bp.doc(summary="Pai gow: the settings of this hand valued against the dealer's house way, best first "
+                "(?samples=100..5000 dealer hands, default 1000; about 1 s per 1000)", **AUTH_DOC)
+def optimal_setting(code: str, number: int, box: str):
+    n = request.args.get("samples", "1000")
+    samples = min(max(int(n), 100), 5_000) if n.isdigit() else 1_000
+    return tables().hand_help(principal(), code, number, box, "optimal", samples)
 
 
 @bp.post("/<code>/colour/buy-in")

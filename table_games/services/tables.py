@@ -5,8 +5,15 @@ Money (DESIGN §4): a bet is debited from the player's cashable wallet into ``ta
 placed (``WalletService.debit_for_table``); settling a round, in ONE transaction, moves the house's net
 between ``table:<code>:bets`` and ``table:<code>:hold`` (one entry) and credits each player's payout
 (stake returned + win − commission, per the engines' :class:`Settlement`) from the bet account (one entry
-per player). A void round returns every bet. Lock order: table row → round row → player row → accounts.
-The table row lock serialises the bets of one table, so the limits hold under concurrency.
+per player). A void round returns every bet. Lock order: table row → round row → (progressive level row) →
+player row → accounts. The table row lock serialises the bets of one table, so the limits hold under concurrency.
+
+Blackjack and the house-banked poker games (three card poker, Caribbean stud, hold'em bonus, pai gow poker:
+:mod:`table_games.services.poker_games`) are played decision by decision: ``deal`` after no more bets, one
+``decide`` per decision (play / call / flop, turn and river bets are debited then), ``settle`` finishes the
+round. A progressive side bet feeds the table's ``progressive_level`` on the jackpot controller, whose
+contributions and awards are posted in the settlement's own transaction
+(:func:`jackpot_controller.services.table.settle_table_round`).
 """
 
 from __future__ import annotations
@@ -15,20 +22,28 @@ from typing import Any
 
 from slotsys.domain import ledger as L
 from slotsys.domain.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.domain.money import milli_to_won_floor
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
 from slotsys.services.wallet import WalletService
+from jackpot_controller.services.controller import service_for
+from jackpot_controller.services.table import TableAward, settle_table_round, table_level
 from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
-from table_games.domain import baccarat, bigwheel, blackjack, roadmaps, roulette, sicbo
+from table_games.domain import baccarat, bigwheel, blackjack, caribbean, holdem_bonus, paigow, roadmaps, roulette
+from table_games.domain import sicbo, three_card
+from table_games.domain.poker_table import PROGRESSIVE
 from table_games.domain.cards import card_strings, parse_cards
 from table_games.domain.errors import BettingClosed, ShoeExhausted, TableRuleError
 from table_games.domain.games import GAMES
 from table_games.domain.limits import TableLimits
-from table_games.domain.settlement import Bet, Void
+from table_games.domain.settlement import VOID, Bet, Void
 from table_games.domain.shoe import Shoe
+from table_games.services.poker_games import ANTE_GAMES, POKER, check_decision_bet, is_input
 
-TABLE_GAMES = ("baccarat", "blackjack", "roulette", "sic_bo", "big_wheel")
+TABLE_GAMES = ("baccarat", "blackjack", "roulette", "sic_bo", "big_wheel", "three_card_poker", "caribbean_stud",
+               "holdem_bonus", "pai_gow_poker")
+PLAYED = ("blackjack", *POKER)  # dealt, then decided one decision at a time
 DEALER_ROLES = ("pit", "operator")  # pit staff act as dealers / inspectors
 MANAGER_ROLES = ("operator",)
 READ_ROLES = ("pit", "operator", "auditor", "host")
@@ -66,8 +81,14 @@ def table_view(t: GameTable, seats: list[TableSeat], uow=None) -> dict:
            "seats": [{"seat": s.seat, "player_id": s.player_id} for s in seats]}
     if t.shoe is not None:
         out["shoe"] = {"cards_left": len(t.shoe["cards"]) - t.shoe["pos"], "cut_card_out": t.shoe.get("cut_card_out", False)}
+    if t.progressive_level:
+        out["progressive_level"] = t.progressive_level
     if uow is not None:
         out["bets_in_play"] = uow.ledger.balance(bets_account(t.code))
+        if t.progressive_level:
+            lv = uow.levels.get(t.progressive_level)
+            out["progressive"] = {"level": lv.code, "value": milli_to_won_floor(lv.value_milli), "cycle": lv.cycle,
+                                  "paused": lv.paused} if lv else None
         if t.game == "roulette":
             out["colour_stacks"] = [{"player_id": c.player_id, "colour": c.colour, "chip_value": c.chip_value,
                                      "chips": c.chips, "value": c.chips * c.chip_value} for c in uow.tables.stacks(t.id)]
@@ -155,8 +176,11 @@ def create_table_accounts(uow, code: str, game: str = "") -> None:
 
 
 def new_table(uow, *, code: str, game: str, name: str = "", rules: dict | None = None, limits: dict | None = None,
-              chip_unit: int = 1_000, commission_unit: int = 100, status: str = "open") -> GameTable:
-    """Create a table with its two ledger accounts (rules/limits default to the game's)."""
+              chip_unit: int = 1_000, commission_unit: int = 100, status: str = "open",
+              progressive_level: str | None = None) -> GameTable:
+    """Create a table with its two ledger accounts (rules/limits default to the game's). ``progressive_level``:
+    the jackpot controller's ``table`` level its progressive side bet feeds (three card poker, Caribbean
+    stud, hold'em bonus)."""
     if game not in TABLE_GAMES:
         raise ValidationFailed(f"game must be one of {', '.join(TABLE_GAMES)}", field="game")
     if status not in STATUSES:
@@ -165,7 +189,7 @@ def new_table(uow, *, code: str, game: str, name: str = "", rules: dict | None =
     try:
         r = eng.rules_from_dict(rules) if rules else eng.default_rules
         rd = r.to_dict()
-        if game == "baccarat":
+        if game in ("baccarat", "pai_gow_poker"):  # commissions round up to the table's unit
             rd["commission_unit"] = commission_unit
             r = eng.rules_from_dict(rd)
             rd = r.to_dict()
@@ -182,15 +206,20 @@ def new_table(uow, *, code: str, game: str, name: str = "", rules: dict | None =
         raise ValidationFailed(f"limits: {e}", field="limits") from None
     if lim.chip_unit != chip_unit:
         raise ValidationFailed("limits.chip_unit must equal chip_unit", field="limits")
+    if progressive_level is not None:
+        if POKER.get(game) is None or POKER[game].awards is None:
+            raise ValidationFailed(f"{game} has no progressive side bet", field="progressive_level")
+        table_level(uow, progressive_level)
     t = GameTable(code=code, game=game, name=name or code, rules=rd, limits=lim.to_dict(), chip_unit=chip_unit,
-                  commission_unit=commission_unit, status=status, round_seq=0, shoe_no=0, shoe=None)
+                  commission_unit=commission_unit, status=status, round_seq=0, shoe_no=0, shoe=None,
+                  progressive_level=progressive_level)
     uow.tables.add(t)
     create_table_accounts(uow, code, game)
     return t
 
 
 def _check_kwargs(t: GameTable, rules) -> dict:
-    if t.game == "blackjack" or t.game == "roulette":
+    if t.game in ("blackjack", "roulette", *ANTE_GAMES):  # the poker games: the progressive's fixed stake
         return {"rules": rules}
     if t.game == "big_wheel":
         return {"config": rules}
@@ -249,6 +278,10 @@ class TableService:
             seats = uow.tables.seats(t.id)
             if any(s.seat == seat for s in seats):
                 raise Conflict(f"seat {seat} is taken", field="seat")
+            if t.game == "pai_gow_poker":  # the dice count the places of the ring
+                places = [p for p in _rules(t).ring if p != paigow.DEALER]
+                if seat not in places:
+                    raise ValidationFailed(f"a pai gow seat is one of {', '.join(sorted(places))}", field="seat")
             mine = sum(s.player_id == player_id for s in seats)
             most = _rules(t).boxes_per_player if t.game == "blackjack" else 1  # blackjack: a seat per box played
             if mine >= most:
@@ -377,7 +410,14 @@ class TableService:
         with self.ctx.uow(readonly=True) as uow:
             t = uow.tables.get(code)
             r = uow.tables.round(t.id, number)
-            return round_view(t, r, uow.tables.bets(r.id))
+            rows = uow.tables.bets(r.id)
+            out = round_view(t, r, rows)
+            if t.game in POKER and r.status == "no_more_bets" and r.state and "decisions" in r.state:
+                flow = POKER[t.game]
+                out["play"] = flow.view(flow.rebuild(_rules(t), [_bet_of(b) for b in rows], r.state))
+            elif t.game == "pai_gow_poker" and r.state:
+                out["bank"] = {k: r.state[k] for k in ("banker", "banker_player", "house_bet") if k in r.state}
+            return out
 
     # ------------------------------------------------------------------ bets
     def place_bet(self, principal: Principal, code: str, number: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -406,11 +446,16 @@ class TableService:
             rules = _rules(t)
             seat_map = {s.seat: str(s.player_id) for s in seats}
             kw = _check_kwargs(t, rules)
-            if t.game == "blackjack":
+            if t.game in PLAYED:
                 kw["seats"] = seat_map
             elif box is not None:
                 raise TableRuleError("box", f"{t.game} bets have no box")
             backing = box is not None and box in seat_map and seat_map[box] != str(player_id)
+            if backing and t.game in ANTE_GAMES:  # one hand, one player: the engines play a box per ante
+                raise TableRuleError("box", f"box {box} is {seat_map[box]}'s: at {t.game.replace('_', ' ')} a box's "
+                                            "ante and side bets are the seated player's own")
+            if str(spot).strip().lower() == PROGRESSIVE and t.game in POKER:
+                self._progressive_open(uow, t)
             if backing:  # a spectator (or another seated player) backing someone's box: a live permission
                 holder = int(seat_map[box])
                 if not any(b.player_id == player_id and b.granted_by_player == holder
@@ -457,14 +502,115 @@ class TableService:
         res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
         return res.status, res.body, res.replayed
 
+    @staticmethod
+    def _progressive_open(uow, t: GameTable) -> None:
+        """A progressive bet needs the table's level on the jackpot controller, not paused."""
+        if not t.progressive_level:
+            raise TableRuleError("spot", f"table {t.code} offers no progressive (no progressive level is set)")
+        if table_level(uow, t.progressive_level).paused:
+            raise Conflict(f"the progressive {t.progressive_level} is paused", field="spot")
+
+    # ------------------------------------------------------------------ pai gow: the bank, the helpers
+    def take_bank(self, principal: Principal, code: str, number: int, seat: str,
+                  idem_key: str | None) -> tuple[int, dict, bool]:
+        """Pai gow: the player seated at ``seat`` banks this hand (after no more bets, before the dice).
+
+        Rules (seed page 001, :func:`table_games.domain.paigow.check_banker`): once every ``bank_every`` (7)
+        hands, having played the previous hand, able to cover the action: every other place's bets plus the
+        house's bet against the banker (= the player's bet on the previous hand). The cover is debited from
+        the wallet now (a ``bank`` bet) and settled with the round: the banker's hand plays each player, the
+        dealer's hand (house way) plays the banker; 5% commission on the banker's net win. The banking
+        player's place has no main bet of its own."""
+        if principal.kind != "player":
+            require_role(principal, *DEALER_ROLES)
+
+        def fn(uow) -> dict:
+            t = uow.tables.get(code, for_update=True)
+            if t.game != "pai_gow_poker":
+                raise ValidationFailed("players bank at pai gow poker only", field="code")
+            r = uow.tables.round(t.id, number, for_update=True)
+            if r.status != "no_more_bets" or r.state:
+                raise Conflict(f"round {number}: the bank is taken once, after no more bets and before the deal",
+                               field="round")
+            pid = {s.seat: s.player_id for s in uow.tables.seats(t.id)}.get(seat)
+            if pid is None:
+                raise NotFound(f"nobody sits at seat {seat}", field="seat")
+            if principal.kind == "player" and pid != int(principal.name):
+                raise Forbidden(f"seat {seat} is not the player's", field="seat")
+            bets = [_bet_of(b) for b in uow.tables.bets(r.id)]
+            if any(b.box == seat for b in bets):
+                raise TableRuleError("seat", f"place {seat} has bets this hand: the banking player's place plays none")
+            rules = _rules(t)
+            earlier = [x for x in uow.tables.rounds(t.id, limit=rules.bank_every + 1) if x.number < number]
+            prev = next((x for x in earlier if x.number == number - 1), None)
+            house_bet = sum(b.amount for b in (uow.tables.bets(prev.id) if prev else [])
+                            if b.player_id == pid and b.spot == "main")
+            banked = [x.number for x in earlier if (x.state or {}).get("banker_player") == pid]
+            cover = paigow.banker_cover(bets, seat, house_bet)
+            if cover == 0:
+                raise TableRuleError("seat", "no player has a bet: there is no action to bank")
+            paigow.check_banker(seat, number, rules, played_previous=bool(house_bet) or number - 1 in banked,
+                                last_banked=max(banked, default=None),
+                                bankroll=WalletService.balances(uow, pid)["cashable"], cover=cover)
+            _, escrow = self._debit_decision_bet(uow, principal, t, r, Bet("bank", cover, str(pid), seat))
+            r.state = {"banker": seat, "banker_player": pid, "house_bet": house_bet}
+            return {"table": code, "round": number, "banker": seat, "player_id": pid, "cover": cover,
+                    "house_bet": house_bet, "entry": escrow["entry"], "wallet": WalletService.balances(uow, pid)}
+
+        res = run_once(self.ctx.uow, principal.id, idem_key,
+                       fingerprint("POST", f"tables/{code}/rounds/{number}/bank", {"seat": seat}), fn, status=201)
+        return res.status, res.body, res.replayed
+
+    def hand_help(self, principal: Principal, code: str, number: int, place: str, kind: str,
+                  samples: int = 1_000) -> dict:
+        """Pai gow helpers for a dealt hand (the seated player's token, or staff): ``house_way`` -- how the
+        table's house way sets it ("house way for me"); ``optimal`` -- every non-foul setting valued against
+        the dealer's house way (``samples`` dealer hands from the unseen cards, CSPRNG), best first, with the
+        house way's own value (EV per unit bet after the 5% commission, ± its standard error). The valuation
+        runs after the read transaction is closed (≈ 1 s per 1,000 samples)."""
+        if principal.kind != "player":
+            require_role(principal, *READ_ROLES)
+        with self.ctx.uow(readonly=True) as uow:
+            t = uow.tables.get(code)
+            if t.game != "pai_gow_poker":
+                raise ValidationFailed("hand-setting helpers are for pai gow poker", field="code")
+            r = uow.tables.round(t.id, number)
+            st = r.state or {}
+            rules = _rules(t)
+        if "deal" not in st:
+            raise Conflict(f"round {number} has not been dealt", field="round")
+        if place not in st["players"]:
+            raise NotFound(f"no hand at place {place} in round {number}", field="box")
+        if principal.kind == "player" and st["players"][place] != principal.name:
+            raise Forbidden(f"place {place} is not the player's", field="box")
+        dealt = paigow.PaiGowDeal.from_dict(st["deal"])
+        if dealt.dead(place):
+            raise TableRuleError("box", f"the hand at place {place} is dead (dealt other than seven cards)")
+        cards = dealt.hands[place]
+        hw = paigow.house_way(cards, rules.house_way)
+        out = {"table": code, "round": number, "box": place, "cards": paigow.pg_strings(cards),
+               "house_way_policy": rules.house_way, "house_way": hw.to_dict()}
+        if kind == "optimal":
+            vals = paigow.optimal_setting(cards, self.ctx.rng, policy=rules.house_way, samples=samples)
+
+            def row(v) -> dict:
+                return {**v.setting.to_dict(), "ev": round(v.ev, 4), "se": round(v.se, 4), "win": round(v.win, 4),
+                        "push": round(v.push, 4), "lose": round(v.lose, 4)}
+
+            mine = next((v for v in vals if (v.setting.high_key, v.setting.low_key) == (hw.high_key, hw.low_key)))
+            out.update(samples=samples, settings=[row(v) for v in vals[:5]], house_way=row(mine))
+        return out
+
     # ------------------------------------------------------------------ outcome + settle
     def _outcome(self, t: GameTable, rules, body: dict, bets: list[Bet],
-                 state_in: dict | None = None) -> tuple[Any, str, list[Bet], dict]:
+                 state_in: dict | None = None, seats: dict[str, str] | None = None) -> tuple[Any, str, list[Bet], dict]:
         """The round's outcome from dealer input (``body`` has it) or the CSPRNG; same engine calls.
 
-        Returns (outcome, mode, extra bets to debit (blackjack decisions), table-state changes)."""
+        Returns (outcome, mode, extra bets to debit (blackjack / poker decisions), table-state changes)."""
         if body.get("void"):
             return Void(str(body.get("reason") or "no game")), "input", [], {}
+        if t.game in POKER:
+            return self._poker_outcome(t, rules, body, bets, state_in, seats or {})
         mode = "input" if any(k in body for k in ("number", "dice", "symbol", "stop", "cards")) else "rng"
         rng = self.ctx.rng
         g = t.game
@@ -510,6 +656,28 @@ class TableService:
             return out, mode, extra, {"outcome_dict": d}
         raise ValidationFailed(f"unknown game {g}", field="game")
 
+    def _poker_outcome(self, t: GameTable, rules, body: dict, bets: list[Bet], state_in: dict | None,
+                       seats: dict[str, str]) -> tuple[Any, str, list[Bet], dict]:
+        """A poker round's outcome: the dealt round rebuilt with its decisions (plus any ``decisions`` in the
+        body, whose bets are debited with the settlement), finished. An undealt round can be settled in one
+        go from the dealer's input (the cards as dealt and every decision)."""
+        flow = POKER[t.game]
+        st = dict(state_in or {})
+        if "decisions" not in st:
+            if not is_input(body):
+                raise Conflict("deal the round first, or enter the cards with the decisions", field="round")
+            st = {**flow.deal(rules, bets, body, self.ctx.rng, st, seats), "decisions": []}
+        rnd = flow.rebuild(rules, bets, st)
+        extra: list[Bet] = []
+        for d in body.get("decisions") or []:
+            x = flow.act(rnd, d)
+            check_decision_bet(d, x)
+            if x is not None:
+                extra.append(x)
+        st["decisions"] = st["decisions"] + list(body.get("decisions") or [])
+        out, d = flow.finish(rnd)
+        return out, st["mode"], extra, {"outcome_dict": d, "round_state": st}
+
     def _bj_shoe_cards(self, rules) -> list:
         """A freshly shuffled blackjack shoe for the round (one card burned): the cards still to deal."""
         shoe = blackjack.new_shoe(rules, self.ctx.rng)
@@ -517,18 +685,31 @@ class TableService:
 
     # ------------------------------------------------------------------ blackjack decisions, one at a time
     def deal(self, principal: Principal, code: str, number: int, body: dict) -> dict:
-        """Blackjack: the initial deal after no more bets (dealer's ``cards`` in input mode, else the CSPRNG)."""
+        """The initial deal after no more bets: blackjack (dealer's ``cards`` in input mode, else the CSPRNG) and
+        the poker games (the dealer's hands as dealt, see :mod:`table_games.services.poker_games`, else the
+        CSPRNG shuffles a deck; pai gow also rolls the dice)."""
         require_role(principal, *DEALER_ROLES)
         with self.ctx.uow() as uow:
             t = uow.tables.get(code, for_update=True)
-            if t.game != "blackjack":
-                raise ValidationFailed("only blackjack rounds are dealt and played decision by decision", field="code")
+            if t.game not in PLAYED:
+                raise ValidationFailed("only blackjack and the poker games are dealt and played decision by decision",
+                                       field="code")
             r = uow.tables.round(t.id, number, for_update=True)
-            if r.status != "no_more_bets" or r.state is not None:
-                raise Conflict(f"round {number} is {r.status}{' and already dealt' if r.state else ''}: "
+            dealt = r.state is not None and "decisions" in r.state
+            if r.status != "no_more_bets" or dealt:
+                raise Conflict(f"round {number} is {r.status}{' and already dealt' if dealt else ''}: "
                                "deal once, after no more bets", field="round")
             rules = _rules(t)
             bets = [_bet_of(b) for b in uow.tables.bets(r.id)]
+            if t.game in POKER:
+                flow = POKER[t.game]
+                seats = {s.seat: str(s.player_id) for s in uow.tables.seats(t.id)}
+                st = {**flow.deal(rules, bets, body, self.ctx.rng, dict(r.state or {}), seats), "decisions": []}
+                rnd = flow.build(rules, bets, st)
+                r.state, r.mode = st, st["mode"]
+                out = {"table": code, "round": number, "game": t.game, **flow.view(rnd)}
+                uow.commit()
+                return out
             if body.get("cards"):
                 st = {"mode": "input", "cards": list(body["cards"]), "decisions": []}
             else:
@@ -549,13 +730,15 @@ class TableService:
         def fn(uow) -> dict:
             t = uow.tables.get(code, for_update=True)
             r = uow.tables.round(t.id, number, for_update=True)
-            if t.game != "blackjack" or r.state is None or r.status != "no_more_bets":
+            if t.game not in PLAYED or not r.state or "decisions" not in r.state or r.status != "no_more_bets":
                 raise Conflict(f"round {number} is not being played (deal it first)", field="round")
             seats = {s.seat: s.player_id for s in uow.tables.seats(t.id)}
             if principal.kind == "player" and seats.get(body["box"]) != int(principal.name):
                 raise Forbidden(f"box {body['box']} is not the player's", field="box")
             rules = _rules(t)
             rows = uow.tables.bets(r.id)
+            if t.game in POKER:
+                return self._poker_decision(uow, principal, t, r, rules, rows, body)
             st = dict(r.state)
             if body.get("cards"):
                 if st["mode"] != "input":
@@ -563,15 +746,7 @@ class TableService:
                 st["cards"] = st["cards"] + list(body["cards"])
             decision = {k: v for k, v in body.items() if k in ("box", "action", "amount") and v is not None}
             rnd, extra = bj_play(t, rules, [_bet_of(b) for b in rows], st["cards"], st["decisions"], [decision])
-            out_bets = []
-            for x in extra:
-                pid = _pid(x.player)
-                entry = WalletService.debit_for_table(uow, pid, bets_account(code), x.amount,
-                                                      refs={"table": code, "round": number, "spot": x.spot})
-                row = TableBet(round_id=r.id, player_id=pid, spot=x.spot, box=x.box, amount=x.amount, cap=x.cap,
-                               entry_id=entry, placed_by=principal.id)
-                uow.tables.add(row)
-                out_bets.append({"id": row.id, "spot": x.spot, "box": x.box, "amount": x.amount, "entry": entry})
+            out_bets = [self._debit_decision_bet(uow, principal, t, r, x)[1] for x in extra]
             st["decisions"] = st["decisions"] + [decision]
             r.state = st
             return {"table": code, "round": number, "decision": decision, "debited": out_bets, **bj_view(rnd)}
@@ -579,6 +754,37 @@ class TableService:
         fp = fingerprint("POST", f"tables/{code}/rounds/{number}/decisions", body)
         res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
         return res.status, res.body, res.replayed
+
+    @staticmethod
+    def _debit_decision_bet(uow, principal: Principal, t: GameTable, r: TableRound, x: Bet) -> tuple[TableBet, dict]:
+        """A bet a decision places (double, split, insurance; play, call, flop / turn / river; a pai gow banker's
+        cover): debited from the player's wallet now, settled with the round."""
+        pid = _pid(x.player)
+        entry = WalletService.debit_for_table(uow, pid, bets_account(t.code), x.amount,
+                                              refs={"table": t.code, "round": r.number, "spot": x.spot})
+        row = TableBet(round_id=r.id, player_id=pid, spot=x.spot, box=x.box, amount=x.amount, cap=x.cap,
+                       entry_id=entry, placed_by=principal.id)
+        uow.tables.add(row)
+        return row, {"id": row.id, "spot": x.spot, "box": x.box, "amount": x.amount, "entry": entry}
+
+    def _poker_decision(self, uow, principal: Principal, t: GameTable, r: TableRound, rules, rows, body: dict) -> dict:
+        """One poker decision in turn: play / call / flop, turn or river bet (debited now, exactly the table's
+        multiple of the ante), fold, check, or a pai gow hand setting (``set`` high/low, ``house_way``)."""
+        flow = POKER[t.game]
+        if body["action"] not in flow.actions:
+            raise TableRuleError("action", f"{body['action']!r} is not a {t.game.replace('_', ' ')} decision "
+                                           f"({', '.join(flow.actions)})")
+        st = dict(r.state)
+        rnd = flow.rebuild(rules, [_bet_of(b) for b in rows], st)
+        decision = {k: v for k, v in body.items()
+                    if k in ("box", "action", "amount", "high", "low", "confirm_foul") and v is not None}
+        x = flow.act(rnd, decision)
+        check_decision_bet(decision, x)
+        debited = [self._debit_decision_bet(uow, principal, t, r, x)[1]] if x is not None else []
+        st["decisions"] = st["decisions"] + [decision]
+        r.state = st
+        return {"table": t.code, "round": r.number, "game": t.game, "decision": decision, "debited": debited,
+                **flow.view(rnd)}
 
     def _baccarat_shoe(self, t: GameTable, rules) -> tuple[Shoe, dict]:
         st = t.shoe
@@ -622,21 +828,25 @@ class TableService:
             rules = _rules(t)
             rows = uow.tables.bets(r.id)
             bets = [_bet_of(b) for b in rows]
-            outcome, mode, extra, state = self._outcome(t, rules, body, bets, r.state)
+            progressive = t.game in POKER and any(b.spot == PROGRESSIVE for b in rows)
+            if progressive:  # lock order: table → round → level → accounts
+                table_level(uow, t.progressive_level, for_update=True)
+            seats = {s.seat: str(s.player_id) for s in uow.tables.seats(t.id)} if t.game in POKER else None
+            outcome, mode, extra, state = self._outcome(t, rules, body, bets, r.state, seats)
             if t.game == "baccarat" and t.shoe_no == 0:  # input mode before any shuffled shoe: shoe 1
                 t.shoe_no = 1
-            for x in extra:  # blackjack doubles / splits / insurance: debited now, settled with the round
-                pid = _pid(x.player)
-                entry = WalletService.debit_for_table(uow, pid, bets_account(code), x.amount,
-                                                      refs={"table": code, "round": number, "spot": x.spot})
-                row = TableBet(round_id=r.id, player_id=pid, spot=x.spot, box=x.box, amount=x.amount, cap=x.cap,
-                               entry_id=entry, placed_by=principal.id)
-                uow.tables.add(row)
+            for x in extra:  # blackjack doubles / splits / insurance, poker bets: debited now, settled with the round
+                row, _ = self._debit_decision_bet(uow, principal, t, r, x)
                 rows.append(row)
                 bets.append(_bet_of(row))
             settlements = GAMES[t.game].settle(bets, outcome, rules)
             body_out = self._post(uow, t, number, settlements, {b.id: b.colour for b in rows})
             r.outcome = state.get("outcome_dict") or outcome.to_dict()
+            if progressive:
+                r.outcome = {**r.outcome, "progressive": self._pay_progressive(uow, t, number, rules, bets, outcome,
+                                                                               settlements)}
+            if "round_state" in state:
+                r.state = state["round_state"]
             r.mode = mode
             r.shoe_no = t.shoe_no
             r.status = "void" if isinstance(outcome, Void) else "settled"
@@ -652,11 +862,26 @@ class TableService:
             if "payouts_in_chips" in body_out:
                 out["payouts_in_chips"] = body_out["payouts_in_chips"]
             out["entries"] = body_out["entries"]
+            if progressive:
+                out["progressive"] = r.outcome["progressive"]
             return out
 
         fp = fingerprint("POST", f"tables/{code}/rounds/{number}/settle", body)
         res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
         return res.status, res.body, res.replayed
+
+    def _pay_progressive(self, uow, t: GameTable, number: int, rules, bets: list[Bet], outcome, settlements) -> dict:
+        """The round's progressive on the jackpot controller, in this transaction: every progressive stake
+        still in play (not returned) contributes to the meter; the qualifying hands are paid from it (or
+        the fixed amounts by the house) into the players' wallets."""
+        stakes = [s.bet.action for s in settlements if s.bet.spot == PROGRESSIVE and s.result != VOID]
+        claims = POKER[t.game].progressive_awards(bets, outcome, rules)
+        awards = [TableAward(int(a.player), a.box, a.hand, a.meter_ppm, a.fixed, a.shared_by, a.bet.id) for a in claims]
+        out = settle_table_round(uow, self.ctx, t.progressive_level, stakes=stakes, awards=awards,
+                                 refs={"table": t.code, "round": number})
+        signage = service_for(self.ctx)  # the meters stream shows the new value (at once after an award)
+        uow.after_commit(lambda: signage.publish_meters(force=bool(out["awards"])))
+        return out
 
     def _post(self, uow, t: GameTable, number: int, settlements, colours: dict | None = None) -> dict:
         staked = sum(s.bet.amount for s in settlements)
@@ -771,9 +996,30 @@ class TableService:
             eng = GAMES[t.game]
             bets = [_bet_of(b) for b in uow.tables.bets(r.id)]
             outcome = eng.outcome_from_dict(r.outcome)
-            again = [s.to_dict() for s in eng.settle(bets, outcome, _rules(t))]
-            return {"table": code, "round": number, "settlements": again, "matches": again == r.settlements,
-                    "house_net": sum(s["bet"]["amount"] - s["payout"] for s in again)}
+            rules = _rules(t)
+            again = [s.to_dict() for s in eng.settle(bets, outcome, rules)]
+            out = {"table": code, "round": number, "settlements": again, "matches": again == r.settlements,
+                   "house_net": sum(s["bet"]["amount"] - s["payout"] for s in again)}
+            if t.game in POKER and r.status == "settled":
+                out.update(self._poker_replay(t, r, rules, bets, outcome))
+            return out
+
+    @staticmethod
+    def _poker_replay(t: GameTable, r: TableRound, rules, bets: list[Bet], outcome) -> dict:
+        """A poker round played again from its dealt cards and recorded decisions (``deal_matches``) and its
+        progressive claims recomputed from the outcome (``progressive_matches``; the amounts are the
+        controller's, recorded with the meter they were paid from)."""
+        flow = POKER[t.game]
+        out: dict[str, Any] = {}
+        if r.state and "decisions" in r.state:
+            _, d = flow.finish(flow.rebuild(rules, bets, r.state))
+            out["deal_matches"] = d == {k: v for k, v in r.outcome.items() if k != "progressive"}
+        if "progressive" in r.outcome:
+            claims = [(a.box, a.hand, a.shared_by) for a in flow.progressive_awards(bets, outcome, rules)]
+            paid = [(a["box"], a["hand"], a.get("shared_by", 1)) for a in r.outcome["progressive"]["awards"]]
+            out["progressive"] = r.outcome["progressive"]
+            out["progressive_matches"] = claims == paid
+        return out
 
     def roadmaps(self, principal: Principal, code: str, shoe_no: int | None = None) -> dict:
         require_role(principal, *READ_ROLES)
@@ -802,15 +1048,33 @@ def _demo_limits(game: str) -> TableLimits:
                                        outside_min=5_000, outside_max=1_000_000)
     if game == "sic_bo":
         return sicbo.default_limits(chip_unit=1_000, minimum=5_000, even_max=2_000_000, other_max=200_000)
+    if game == "three_card_poker":
+        return three_card.default_limits(chip_unit=1_000, minimum=10_000, maximum=1_000_000)
+    if game == "caribbean_stud":
+        return caribbean.default_limits(chip_unit=1_000, minimum=10_000, maximum=500_000)
+    if game == "holdem_bonus":
+        return holdem_bonus.default_limits(chip_unit=1_000, minimum=10_000, maximum=500_000)
+    if game == "pai_gow_poker":
+        return paigow.default_limits(chip_unit=1_000, minimum=10_000, maximum=2_000_000)
     return bigwheel.default_limits(bigwheel.STANDARD_54, chip_unit=1_000, minimum=5_000, max_win=2_000_000)
 
 
 DEMO_TABLES = (("BAC-01", "baccarat", "Baccarat 1"), ("BJ-01", "blackjack", "Blackjack 1"),
-               ("RL-01", "roulette", "Roulette 1"), ("SB-01", "sic_bo", "Sic Bo 1"), ("BW-01", "big_wheel", "Big Wheel 1"))
+               ("RL-01", "roulette", "Roulette 1"), ("SB-01", "sic_bo", "Sic Bo 1"), ("BW-01", "big_wheel", "Big Wheel 1"),
+               ("TCP-01", "three_card_poker", "Three Card Poker 1"), ("CSP-01", "caribbean_stud", "Caribbean Stud 1"),
+               ("HB-01", "holdem_bonus", "Hold'em Bonus 1"), ("PG-01", "pai_gow_poker", "Pai Gow Poker 1"))
+#: the Caribbean stud progressive on the jackpot controller: a ₩1,000 side bet puts 25% on the meter, which
+#: restarts at ₩5,000,000 after a royal flush (the ceiling only bounds the meter; contributions past it overflow)
+DEMO_PROGRESSIVES = {"CSP-01": ("CSP_PROG", "Caribbean Stud Progressive",
+                                {"kind": "table", "reset": 5_000_000, "ceiling": 500_000_000, "rate_ppm": 250_000})}
 
 
 def seed_tables(uow) -> list[str]:
-    """One demo table per game (idempotent)."""
+    """One demo table per game and the Caribbean table's progressive level (idempotent)."""
+    from jackpot_controller.domain.levels import LevelParams
+    from jackpot_controller.services.levels import create_level
+    from slotsys.domain.ports import Csprng
+
     made = []
     for code, game, name in DEMO_TABLES:
         try:
@@ -818,7 +1082,12 @@ def seed_tables(uow) -> list[str]:
             continue
         except NotFound:
             pass
+        level = None
+        if code in DEMO_PROGRESSIVES:
+            level, level_name, params = DEMO_PROGRESSIVES[code]
+            if uow.levels.get(level) is None:
+                create_level(uow, code=level, name=level_name, params=LevelParams(**params), rng=Csprng())
         new_table(uow, code=code, game=game, name=name, limits=_demo_limits(game).to_dict(), chip_unit=1_000,
-                  commission_unit=100)
+                  commission_unit=100, progressive_level=level)
         made.append(code)
     return made

@@ -81,6 +81,7 @@ def test_the_casinos_mystery_system_is_seeded_and_the_trigger_is_secret(api):
         "VIP_DRAGON": ("VIP", 30_000_000, 50_000_000, "mystery"), "VIP_TIGER": ("VIP", 30_000_000, 50_000_000, "mystery"),
         "VIP_PHOENIX": ("VIP", 30_000_000, 50_000_000, "mystery"),
         "MEGA": (None, 10_000_000, 100_000_000, "mystery"), "PREMIUM": (None, 1_000_000, 3_000_000, "mystery"),
+        "CSP_PROG": (None, 5_000_000, 500_000_000, "table"),  # the Caribbean stud table's progressive (issue 8)
     }
     assert all("trigger" not in k for lv in levels.values() for k in lv)
     public = api.as_machine("M001", "GET", LEVELS, key=None).json["levels"]
@@ -92,7 +93,8 @@ def test_the_casinos_mystery_system_is_seeded_and_the_trigger_is_secret(api):
     spin(api, "V001", {"lines": 10, "multiplier": 1})  # ₩10,000
     coin_in = {lv["code"]: lv["qualifying_coin_in"] for lv in api.as_staff("operator", "GET", LEVELS, key=None).json["levels"]}
     assert coin_in == {"MASS_MINOR": 10_000, "MASS_MAJOR": 10_000, "MASS_GRAND": 10_000, "VIP_DRAGON": 10_000,
-                       "VIP_TIGER": 10_000, "VIP_PHOENIX": 10_000, "MEGA": 20_000, "PREMIUM": 20_000}
+                       "VIP_TIGER": 10_000, "VIP_PHOENIX": 10_000, "MEGA": 20_000, "PREMIUM": 20_000,
+                       "CSP_PROG": 0}  # slot wagers never feed a table progressive
     grand = level(api, "MASS_GRAND")
     assert grand["value_milli"] == 5_000_000_000 + 20_000 and grand["reserve_milli"] == 5_000  # 0.2 %, hidden 0.05 %
     audit_ok(api)

@@ -2,10 +2,12 @@
 
 Revision ID: 0008_table_poker
 Revises: 0007_table_backers
-Hand-written. Placeholder in the chain until its issue adds tables (a no-op keeps a single head).
+Hand-written: ``game_tables.progressive_level``, the jackpot controller's ``table`` level that a table's
+progressive side bet feeds (table_games/adapters/tables.py). Hands, decisions and banking live in the
+existing ``table_rounds.state`` / ``outcome`` JSON.
 """
-from alembic import op  # noqa: F401
-import sqlalchemy as sa  # noqa: F401
+from alembic import op
+import sqlalchemy as sa
 
 revision = "0008_table_poker"
 down_revision = "0007_table_backers"
@@ -14,8 +16,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    pass
+    with op.batch_alter_table("game_tables") as b:
+        b.add_column(sa.Column("progressive_level", sa.String(40), nullable=True))
 
 
 def downgrade() -> None:
-    pass
+    with op.batch_alter_table("game_tables") as b:
+        b.drop_column("progressive_level")
