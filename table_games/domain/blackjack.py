@@ -316,6 +316,7 @@ class BlackjackRound:
             raise TableRuleError("amount", f"insurance is at most half the box's stake ({format_won(bx.stake // 2)})")
         bx.insurance, bx.insurance_decided = amount, True
         self.log.append({"box": box, "action": "insurance", "amount": amount})
+        self._close_insurance_if_all_answered()
         return Bet("insurance", amount, bx.player, box)
 
     def take_even_money(self, box: str) -> None:
@@ -324,11 +325,18 @@ class BlackjackRound:
             raise TableRuleError("action", "even money is for a blackjack against an ace")
         bx.even_money, bx.insurance_decided = True, True
         self.log.append({"box": box, "action": "even_money"})
+        self._close_insurance_if_all_answered()
 
     def decline_insurance(self, box: str) -> None:
         bx = self._insurance_box(box)
         bx.insurance_decided = True
         self.log.append({"box": box, "action": "no_insurance"})
+        self._close_insurance_if_all_answered()
+
+    def _close_insurance_if_all_answered(self) -> None:
+        """The insurance round ends when every box has answered (or at the first playing decision)."""
+        if self.insurance_open and all(bx.insurance_decided for bx in self.boxes.values()):
+            self.close_insurance()
 
     def close_insurance(self) -> None:
         """End the insurance round (boxes that did not answer declined)."""

@@ -212,7 +212,7 @@ def test_csprng_rounds_and_baccarat_shoe(api):
             check_round(api, code, n, s)
             assert_books(api, code)
     t = table(api, "BAC-01")
-    assert t["shoe_no"] == 1 and t["shoe"]["cards_left"] < left - 12
+    assert t["shoe_no"] == 1 and t["shoe"]["cards_left"] <= left - 12  # three coups of 4 to 6 cards each
     road = api.as_staff("pit", "GET", "/api/v1/tables/BAC-01/roadmaps", key=None).json
     assert road["coups"] == 3 and road["shoe_no"] == 1
 

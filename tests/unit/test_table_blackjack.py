@@ -148,6 +148,21 @@ def test_insurance_up_to_half_pays_2_to_1():
     assert out.dealer_total == 18 and [s.net for s in res] == [STAKE, -5_000]
 
 
+def test_the_insurance_round_ends_when_every_box_has_answered():
+    rnd = new_round("TS 8C AH 9D 9S 7C", boxes=(("1", "p", STAKE), ("2", "q", STAKE)))
+    assert rnd.insurance_open
+    rnd.decline_insurance("1")
+    assert rnd.insurance_open  # box 2 has not answered yet
+    rnd.insure("2", 5_000)
+    assert not rnd.insurance_open  # everyone answered: the table shows no insurance offer any more
+    with pytest.raises(TableRuleError):
+        rnd.decline_insurance("1")
+    rnd.act("1", "stand")
+    rnd.act("2", "stand")
+    out, res = settle_round(rnd, [main(), main("2", "q"), Bet("insurance", 5_000, "q", "2")])
+    assert out.dealer_total == 18 and [s.net for s in res] == [STAKE, -STAKE, -5_000]
+
+
 def test_insurance_only_with_an_ace_up():
     rnd = new_round("TS 9H 9D 7C")
     with pytest.raises(TableRuleError):
