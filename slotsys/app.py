@@ -8,21 +8,40 @@ import uuid
 import structlog
 from apiflask import APIFlask
 from flask import g, request
-from prometheus_client import Counter, Histogram
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
+from slotsys import metrics
 from slotsys.api import problems
 from slotsys.api.common import principal
 from slotsys.bootstrap import build_services
 from slotsys.domain.errors import DomainError
-from slotsys.logging import configure_logging
+from slotsys.logging import bind_machine, configure_logging
 from slotsys.settings import Settings, get_settings
 
 log = structlog.get_logger("slotsys.http")
-PUBLIC_ENDPOINTS = {"staff.login", "players.login"}  # every other /api/v1 endpoint needs a key or a token
-REQUESTS = Counter("slotsys_http_requests_total", "HTTP requests", ["endpoint", "status"])
-LATENCY = Histogram("slotsys_http_request_seconds", "HTTP request latency", ["endpoint"],
-                    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
+PUBLIC_ENDPOINTS = {"staff.login", "players.login", "screens.jackpot_stream"}  # every other /api/v1 endpoint needs a key or a token
+
+
+class Int64Converter(IntegerConverter):
+    """``<int:…>`` path values within BIGINT (0 … 2**63 - 1); a larger number matches no route (404)."""
+
+    def __init__(self, map, *args, **kwargs) -> None:
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
+
+
+def _nul_in_url() -> str | None:
+    """The path variable or query parameter holding a NUL character, if any."""
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and "\x00" in value:
+            return name
+    if "\x00" in request.path:
+        return "path"
+    for name, value in request.args.items(multi=True):
+        if "\x00" in name or "\x00" in value:
+            return name.replace("\x00", "") or "query"
+    return None
 
 
 def create_app(settings: Settings | None = None) -> APIFlask:
@@ -31,9 +50,11 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app = APIFlask("slotsys", title="Slot floor & jackpot system", version="1.0", spec_path="/openapi.json",
                    docs_path="/docs")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.url_map.converters["int"] = Int64Converter  # before any route: <int:…> beyond BIGINT is a 404, not a 500
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # OPTIONS gets a 405 problem, not an empty 200
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
+    app.spec_processor(problems.document_problems)  # errors are documented as problem+json
     app.extensions["slotsys"] = build_services(settings)
 
     from jackpot_controller.api.routes import bp as jackpots_bp
@@ -42,10 +63,16 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from slotsys.api.staff import bp as staff_bp
     from slotsys.api.system import bp as system_bp
     from table_games.api.routes import bp as tables_bp
+    from table_games.api.poker_room import bp as poker_bp  # issue 9: the poker room
+    app.register_blueprint(poker_bp)
+    from table_games.api.mahjong import bp as mahjong_bp  # issue 9: mahjong
+    app.register_blueprint(mahjong_bp)
     from tito.api.routes import bp as tickets_bp
 
     for bp in (system_bp, staff_bp, machines_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
         app.register_blueprint(bp)
+    from slotsys.web.pages import register_screens  # issue 10: the pages + their read-only API
+    register_screens(app)
 
     @app.before_request
     def _start():
@@ -54,8 +81,15 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         g.request_id = rid[:100]
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=g.request_id, method=request.method, path=request.path)
+        bind_machine((request.view_args or {}).get("asset"))  # every log line of a machine's request names it
         if request.path.startswith("/api/v1/") and request.endpoint and request.endpoint not in PUBLIC_ENDPOINTS:
-            principal()  # authenticate before the body is even parsed: 401 comes first
+            p = principal()  # authenticate before the body is even parsed: 401 comes first
+            if p.kind == "machine":
+                bind_machine(p.name)
+        nul = _nul_in_url()
+        if nul:  # PostgreSQL text cannot hold NUL: refuse it before any lookup
+            return problems.problem(400, "Bad request", f"{nul} must not contain the NUL character",
+                                    code="malformed-url", field=nul)
         if request.method in ("POST", "PUT", "PATCH") and (request.content_length or 0) > 0 and not request.is_json:
             return problems.problem(415, "Unsupported media type", "send the body as application/json (UTF-8)",
                                     code="unsupported-media-type", field="Content-Type")
@@ -65,8 +99,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         resp.headers["X-Request-ID"] = g.get("request_id", "")
         endpoint = request.endpoint or "unknown"
         elapsed = time.perf_counter() - g.get("t0", time.perf_counter())
-        REQUESTS.labels(endpoint, str(resp.status_code)).inc()
-        LATENCY.labels(endpoint).observe(elapsed)
+        metrics.observe_request(endpoint, resp.status_code, elapsed)
         p = g.get("principal")
         log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2),
                  principal=p.id if p else None)
@@ -91,6 +124,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
                                     field="body")
         resp = problems.problem(err.code or 500, err.name, err.description or err.name, code=str(err.code))
         if err.code == 413:
+            resp = problems.problem(413, err.name, f"the body is larger than {settings.max_body_bytes:,} bytes",
+                                    code="413", field="body")
             resp.headers["Connection"] = "close"  # the oversized body was not read: do not reuse the connection
         return resp
 

@@ -20,6 +20,7 @@ from jackpot_controller.services import awards, operator
 from jackpot_controller.services.levels import level_view
 from jackpot_controller.services.sequencer import FoldDriver, FoldResult, fold
 from jackpot_controller.settings import JackpotSettings
+from slotsys import metrics
 from slotsys.domain.errors import NotFound
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.idempotency import fingerprint, run_once
@@ -104,6 +105,7 @@ class JackpotService:
 
     def after_fold(self, res: FoldResult, settled: set[int] | frozenset = frozenset()) -> None:
         """After a fold commits: award tasks for its hits, announcements, the meters broadcast."""
+        metrics.record_jackpot_hits(res.decisions)
         for hit in res.hits:
             if hit.id not in settled:
                 self.ctx.enqueue("jackpot_controller.award", hit.id)

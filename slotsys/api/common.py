@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from flask import current_app, g, request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from slotsys.services.context import Principal
 
@@ -16,6 +16,14 @@ SmallInt = Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]
 
 class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", str_max_length=200)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value):
+        """A text field never holds NUL (PostgreSQL text cannot store it): 422 naming the field."""
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("must not contain the NUL character")
+        return value
 
 
 def services():

@@ -50,3 +50,39 @@ def from_validation(detail: dict) -> Response:
     first = errors[0] if errors else {}
     summary = "; ".join(f"{e.get('field', e['location'])}: {e['message']}" for e in errors) or "invalid request"
     return problem(422, "The request is not valid", summary, code="validation-failed", field=first.get("field"), errors=errors)
+
+
+PROBLEM_SCHEMA = {
+    "type": "object",
+    "description": "RFC 9457 problem details",
+    "required": ["type", "title", "status", "detail"],
+    "properties": {
+        "type": {"type": "string", "description": "a URI naming the problem (…/problems/<code>)"},
+        "title": {"type": "string"},
+        "status": {"type": "integer", "minimum": 400, "maximum": 599},
+        "detail": {"type": "string"},
+        "instance": {"type": ["string", "null"], "description": "the request path"},
+        "field": {"type": ["string", "null"], "description": "the request field the problem is about"},
+        "errors": {"type": "array", "items": {"type": "object", "properties": {
+            "location": {"type": "string"}, "field": {"type": "string"}, "message": {"type": "string"}}}},
+        "request_id": {"type": ["string", "null"]},
+    },
+    "additionalProperties": True,
+}
+
+
+def document_problems(spec: dict) -> dict:
+    """OpenAPI spec processor: every error response is ``application/problem+json`` with the Problem schema
+    (APIFlask documents its own ``{"message", "detail"}`` JSON, which this API never returns), and every
+    operation documents a ``default`` problem response (403, 409, 413, 415, 429, 503 …)."""
+    spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+    ref = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    for ops in spec.get("paths", {}).values():
+        for op in ops.values():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            for code, resp in op["responses"].items():
+                if code[:1] in ("4", "5"):
+                    resp["content"] = ref
+            op["responses"].setdefault("default", {"description": "Error (RFC 9457 problem details)", "content": ref})
+    return spec

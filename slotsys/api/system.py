@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from apiflask import APIBlueprint
 from flask import Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
+from slotsys import metrics as prometheus
+from slotsys.api import problems
 from slotsys.api.common import services
 
 bp = APIBlueprint("system", __name__, tag="System")
@@ -19,7 +20,8 @@ def healthz():
 
 
 @bp.get("/readyz")
-@bp.doc(summary="Readiness: the database (and Redis, when configured) answer")
+@bp.doc(summary="Readiness: the database (and Redis, when configured) answer; 503 problem+json naming the "
+                "failed checks otherwise")
 def readyz():
     svc = services()
     checks: dict[str, str] = {}
@@ -40,10 +42,16 @@ def readyz():
         except Exception as e:
             checks["redis"] = f"error: {type(e).__name__}"
             ok = False
-    return {"status": "ok" if ok else "unavailable", "checks": checks}, 200 if ok else 503
+    if not ok:
+        failed = sorted(k for k, v in checks.items() if v != "ok")
+        return problems.problem(503, "Service unavailable", f"not ready: {', '.join(failed)} did not answer",
+                                code="not-ready", field=failed[0], checks=checks)
+    return {"status": "ok", "checks": checks}
 
 
 @bp.get("/metrics")
-@bp.doc(summary="Prometheus metrics")
+@bp.doc(summary="Prometheus metrics: every gunicorn worker's samples (multiprocess mode), the Celery queue depth "
+                "(see slotsys/metrics.py)")
 def metrics():
-    return Response(generate_latest(), mimetype=CONTENT_TYPE_LATEST)
+    body, content_type = prometheus.exposition(services().settings.redis_url)
+    return Response(body, content_type=content_type)

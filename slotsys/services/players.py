@@ -71,6 +71,8 @@ from tito.services.cage import MAIN_CAGE, NoOpenDrawer, drawer_account
 log = structlog.get_logger("slotsys.players")
 
 READ_ROLES = ("host", "cashier", "pit", "auditor")
+PROGRAM_MAX = {"points_idle_days": 36_500, "redemption_hold_seconds": 86_400, "promo_won_per_point": 1_000_000,
+               "cash_won_per_point": 1_000_000}
 PLAYER_TOKEN_HOURS = 2
 CAGE = MAIN_CAGE  # the cage bank funds the demo players' opening deposit
 
@@ -617,6 +619,8 @@ class PlayerService:
                     raise ValidationFailed(f"{k} must be a positive integer", field=k)
                 if k == "gaming_day_start_hour_utc" and v > 23:
                     raise ValidationFailed("gaming_day_start_hour_utc must be 0-23", field=k)
+                if v > PROGRAM_MAX.get(k, 10**12):  # days/seconds beyond these overflow dates; rates overflow BIGINT
+                    raise ValidationFailed(f"{k} must be at most {PROGRAM_MAX.get(k, 10**12):,}", field=k)
                 setattr(p, k, v)
             p.updated_at = self._now()
             uow.commit()

@@ -560,3 +560,46 @@ def test_three_card_and_holdem_progressives_reuse_the_table_level(api):
         ("1", "royal_flush", 3_000_000 + 2 * 1_000)]
     replayed(api, "HB-P", n)
     books(api, "TCP-P", "HB-P")
+
+
+def test_pai_gow_helpers_and_the_bank_with_the_players_own_token(api):
+    """A player's own token: the house way and the optimal setting for their own place only, and banking
+    only from their own seat; another player's token is refused (403) and moves nothing."""
+    pa, pb = enrol(api, "Pg Own A"), enrol(api, "Pg Own B")
+    a, b = pa["player"], pb["player"]
+    sit(api, "PG-01", "1", a)
+    sit(api, "PG-01", "2", b)
+
+    def token(p):
+        r = api.client.post("/api/v1/players/login", json={"card_number": p["card_number"], "pin": "2468"})
+        assert r.status_code == 200, r.json
+        return {"Authorization": f"Bearer {r.json['token']}"}
+
+    ta, tb = token(pa), token(pb)
+    # hand 1: both play; the helpers answer for one's own place only
+    n = open_round(api, "PG-01")
+    ok_bet(api, "PG-01", n, a, "main", 10_000, box="1")
+    ok_bet(api, "PG-01", n, b, "main", 10_000, box="2")
+    no_more_bets(api, "PG-01", n)
+    ok_deal(api, "PG-01", n, {"dice": [3, 4, 5], "hands": {"1": PG_HANDS["1"], "2": PG_HANDS["2"],
+                                                             "dealer": PG_HANDS["3"]}})
+    r = api.client.get(f"{T}/PG-01/rounds/{n}/boxes/1/house-way", headers=ta)
+    assert r.status_code == 200 and r.json["box"] == "1", r.json
+    r = api.client.get(f"{T}/PG-01/rounds/{n}/boxes/1/house-way", headers=tb)
+    assert r.status_code == 403 and r.json["field"] == "box"
+    r = api.client.get(f"{T}/PG-01/rounds/{n}/boxes/1/optimal-setting?samples=100", headers=tb)
+    assert r.status_code == 403 and r.json["field"] == "box"
+    v = ok_decide(api, "PG-01", n, "1", "house_way")
+    play_out_rng(api, "PG-01", n, v, lambda ta_: "house_way")
+    ok_settle(api, "PG-01", n)
+    # hand 2: B may not bank from A's seat; A banks from their own
+    n = open_round(api, "PG-01")
+    ok_bet(api, "PG-01", n, b, "main", 10_000, box="2")
+    no_more_bets(api, "PG-01", n)
+    before = api.audit()["journal_entries"]
+    r = api.client.post(f"{T}/PG-01/rounds/{n}/bank", json={"seat": "1"}, headers={**tb, "Idempotency-Key": uuid.uuid4().hex})
+    assert r.status_code == 403 and r.json["field"] == "seat"
+    assert api.audit()["journal_entries"] == before
+    r = api.client.post(f"{T}/PG-01/rounds/{n}/bank", json={"seat": "1"}, headers={**ta, "Idempotency-Key": uuid.uuid4().hex})
+    assert r.status_code == 201, r.json
+    books(api)

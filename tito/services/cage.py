@@ -18,6 +18,7 @@ from slotsys.domain import ledger as L
 from slotsys.domain.errors import Conflict, ValidationFailed
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.services.context import Principal, ServiceContext
+from slotsys import metrics
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
 from tito.adapters.repo import DrawerRepo, TicketRepo
@@ -144,6 +145,7 @@ class CageService:
             return run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=CAGE, location=MAIN_CAGE, raw=raw_number, run=run)
+        metrics.record_redemption(r, "cage")  # after the commit; nothing for a replay
         return r.status, r.body, r.replayed
 
     # ---------------------------------------------------------------- drawer

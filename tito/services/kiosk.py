@@ -13,6 +13,7 @@ from slotsys.domain import ledger as L
 from slotsys.domain.errors import NotFound, ValidationFailed
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.services.context import Principal, ServiceContext
+from slotsys import metrics
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
 from tito.adapters.repo import TicketRepo
@@ -69,6 +70,7 @@ class KioskService:
             return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "kiosk/redeem", vn), fn)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=KIOSK, location=code, raw=raw_number, run=run)
+        metrics.record_redemption(r, "kiosk")  # after the commit; nothing for a replay
         return r.status, r.body, r.replayed
 
     def fill(self, principal: Principal, code: str, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:

@@ -28,6 +28,7 @@ from slotsys.domain import ledger as L
 from slotsys.domain.errors import Conflict, MachineLocked, ValidationFailed
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.floor import require_machine
+from slotsys import metrics
 from slotsys.services.idempotency import fingerprint, run_once
 from tito.adapters.repo import TicketRepo
 from tito.domain.tickets import ISSUED, MACHINE, PENDING, PROMOTIONAL
@@ -140,6 +141,7 @@ class MachineTicketIn:
             return self._redeem(uow, m, t, "committed", transaction_id=txn)
 
         r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/commit/{asset}", [vn, txn]), fn)
+        metrics.record_redemption(r, "machine")  # after the commit; nothing for a replay
         return r.status, r.body, r.replayed
 
     def reject(self, principal: Principal, asset: str, raw_number: object, transaction_id: object, reason: str | None,
@@ -190,4 +192,5 @@ class MachineTicketIn:
             return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
+        metrics.record_redemption(r, "machine")  # after the commit; nothing for a replay
         return r.status, r.body, r.replayed

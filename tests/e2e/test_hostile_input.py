@@ -1,0 +1,229 @@
+"""Hostile input on every endpoint that takes a JSON body (and every path/query text), authenticated as a caller
+the authorisation matrix allows, starting from the matrix's valid sample body (``Floor.body``):
+
+* each integer field: beyond BIGINT (2**63, -2**63 - 1, 10**30), negative where the schema says ≥ 0, a
+  float (1.5 and 100.0), a numeric string, a boolean → 422 problem+json naming that field;
+* the whole body: oversized (413), nested 5,000 deep (400), not UTF-8 (400), not an object, an unknown field
+  → 4xx problem+json naming ``body`` / the field;
+* and after all of those: not one row of any table changed and the ledger audit is identical;
+* each text field: SQL and script strings, NUL, over-long text → never a 5xx; refused with a problem naming
+  the field, or kept verbatim (read back where the API shows it), the books balanced and the floor intact;
+* NUL and SQL in path variables and query parameters → 4xx problem+json, never a 5xx;
+* path integers beyond BIGINT → 404 problem+json (were 500 on SQLite and PostgreSQL).
+
+Existing narrower cases (tests/e2e/test_floor_api.py: deep JSON on spin/login, 413 on bill-in, one non-UTF-8
+body) are kept; this extends them to every endpoint. Endpoints in table_games/* (being rewritten by other
+engineers) are skipped here like in the schemathesis run.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from slotsys.domain.security import ROLES
+from tests.e2e.test_authz_matrix import ALLOWED, Floor, _snapshot
+from tests.e2e.test_schemathesis import EXCLUDED_MODULES
+
+HUGE = (2**63, -(2**63) - 1, 10**30)
+HOSTILE_TEXT = ("'; DROP TABLE machines; --", "\" OR 1=1 --", "<script>alert('x')</script>", "{{7*7}}${7*7}",
+                "../../etc/passwd", "ＭＯＮＥＹ 💰 مرحبا")
+
+
+def _caller(endpoint: str) -> str:
+    allowed = ALLOWED[endpoint]
+    if "anonymous" in allowed:
+        return "anonymous"
+    if "machine" in allowed:
+        return "machine"
+    staff = sorted(c for c in allowed if c in ROLES and c != "admin")
+    return staff[0] if staff else ("admin" if "admin" in allowed else "player")
+
+
+def _body_operations(app, floor: Floor):
+    """(endpoint, method, url, caller, sample body, body schema) for every JSON-body operation."""
+    spec = app.test_client().get("/openapi.json").json
+    schemas = spec["components"]["schemas"]
+    ops = []
+    for rule in app.url_map.iter_rules():
+        if app.view_functions[rule.endpoint].__module__.startswith(EXCLUDED_MODULES) or rule.endpoint not in ALLOWED:
+            continue
+        path = rule.rule.replace("<int:", "<")
+        for a in rule.arguments:
+            path = path.replace(f"<{a}>", "{" + a + "}")
+        for method in sorted(rule.methods & {"POST", "PUT", "PATCH"}):
+            op = spec["paths"].get(path, {}).get(method.lower(), {})
+            content = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if not content:
+                continue
+            body = floor.body(rule.endpoint)
+            assert body is not None, f"{rule.endpoint} takes a body: add a valid sample to Floor.body (test_authz_matrix)"
+            ref = content["schema"]["$ref"].rsplit("/", 1)[-1]
+            values = floor.path_values(rule.endpoint)
+            url = rule.build({a: values[a] for a in rule.arguments})[1]
+            ops.append((rule.endpoint, method, url, _caller(rule.endpoint), body, schemas[ref]))
+    return ops
+
+
+def _int_fields(schema: dict, body: dict):
+    for name, value in body.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            yield name, _property(schema, name)
+
+
+def _property(schema: dict, name: str) -> dict:
+    prop = schema.get("properties", {}).get(name, {})
+    for alt in prop.get("anyOf", []):  # Optional[...] is anyOf [{…}, {"type": "null"}]
+        if alt.get("type") != "null":
+            return alt
+    return prop
+
+
+def _non_negative(prop: dict) -> bool:
+    return prop.get("minimum", -1) >= 0 or prop.get("exclusiveMinimum", -1) >= 0
+
+
+def _send(api, floor, caller, method, url, *, body=None, data=None):
+    headers = {**floor.headers(caller), "Idempotency-Key": uuid.uuid4().hex}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+        r = api.client.open(url, method=method, data=data, headers=headers)
+    else:
+        r = api.client.open(url, method=method, json=body, headers=headers)
+    try:
+        return r.status_code, r.headers.get("Content-Type", ""), r.get_json(silent=True) or {}
+    finally:
+        r.close()
+
+
+@pytest.fixture
+def floor(api):
+    return Floor(api, tables=False)
+
+
+def test_hostile_bodies_are_refused_naming_the_field_and_change_nothing(api, app, floor):
+    ops = _body_operations(app, floor)
+    assert len(ops) >= 35
+    before_rows, before_audit = _snapshot(app), api.audit()
+    wrong: list[str] = []
+    tried = 0
+
+    def expect(desc, got, status_ok, field):
+        nonlocal tried
+        tried += 1
+        status, ctype, problem = got
+        if not status_ok(status) or ctype != "application/problem+json" or (field and problem.get("field") != field):
+            wrong.append(f"{desc} → {status} {ctype} field={problem.get('field')!r} {problem.get('detail', '')[:120]}"
+                         f" (expected field {field!r})")
+
+    for endpoint, method, url, caller, body, schema in ops:
+        where = f"{caller} {method} {url}"
+        for name, prop in _int_fields(schema, body):
+            bad_values = [*HUGE, 1.5, float(body[name]), str(body[name]), True]
+            if _non_negative(prop):
+                bad_values.append(-1)
+            for bad in bad_values:
+                expect(f"{where} {name}={bad!r}", _send(api, floor, caller, method, url, body={**body, name: bad}),
+                       lambda s: s == 422, name)
+        expect(f"{where} oversized", _send(api, floor, caller, method, url, body={**body, "pad": "x" * 70_000}),
+               lambda s: s == 413, "body")
+        expect(f"{where} deep", _send(api, floor, caller, method, url, data=b'{"a":' * 5_000 + b"1" + b"}" * 5_000),
+               lambda s: s == 400, "body")
+        raw = json.dumps(body).encode()
+        not_utf8 = raw[:-1] + b', "x": "\xff\xfe\xc3\x28"}' if len(body) else b'{"x": "\xff\xfe"}'
+        expect(f"{where} not UTF-8", _send(api, floor, caller, method, url, data=not_utf8), lambda s: s == 400, "body")
+        for top in (b"[]", b'"text"', b"12") + ((b"null",) if schema.get("required") else ()):  # null is {}
+            expect(f"{where} body {top!r}", _send(api, floor, caller, method, url, data=top),
+                   lambda s: 400 <= s < 500, None)
+        expect(f"{where} unknown field", _send(api, floor, caller, method, url, body={**body, "admin": True}),
+               lambda s: s == 422, "admin")
+    assert tried > 400
+    assert not wrong, f"{len(wrong)} of {tried} hostile bodies were not refused as expected:\n" + "\n".join(wrong)
+    after_rows = _snapshot(app)
+    changed = {k: (before_rows[k], after_rows[k]) for k in before_rows if before_rows[k] != after_rows[k]}
+    assert not changed, f"refused bodies changed rows: {changed}"
+    assert api.audit() == before_audit
+
+
+def test_hostile_text_in_every_text_field_is_refused_or_kept_verbatim(api, app, floor):
+    ops = _body_operations(app, floor)
+    machines_before = _snapshot(app)["machines"]
+    wrong: list[str] = []
+    for endpoint, method, url, caller, body, schema in ops:
+        for name, value in body.items():
+            if not isinstance(value, str):
+                continue
+            for bad in (*HOSTILE_TEXT, "a\x00b", "x" * 5_000):
+                status, ctype, problem = _send(api, floor, caller, method, url, body={**body, name: bad})
+                if status >= 500:
+                    wrong.append(f"{caller} {method} {url} {name}={bad[:30]!r} → {status} {problem.get('detail')}")
+                elif status >= 400 and ctype != "application/problem+json":
+                    wrong.append(f"{caller} {method} {url} {name}={bad[:30]!r} → {status} {ctype}, not a problem")
+                elif status == 422 and not problem.get("field"):
+                    wrong.append(f"{caller} {method} {url} {name}={bad[:30]!r} → 422 naming no field")
+                elif bad in ("a\x00b", "x" * 5_000) and status < 400:
+                    wrong.append(f"{caller} {method} {url} {name}={bad[:30]!r} → {status}: accepted")
+    assert not wrong, "\n".join(wrong)
+    assert api.audit()["balanced"] is True
+    assert _snapshot(app)["machines"] == machines_before
+
+    # where the API shows the text back, it is the text that was sent, byte for byte
+    for text in HOSTILE_TEXT:
+        r = api.as_staff("host", "POST", "/api/v1/players", {"name": text, "pin": "1234"})
+        assert r.status_code in (200, 201), r.json
+        pid = r.json["player"]["id"] if isinstance(r.json.get("player"), dict) else r.json.get("player", r.json.get("id"))
+        view = api.as_staff("host", "GET", f"/api/v1/players/{pid}", key=None).json
+        assert json.dumps(view, ensure_ascii=False).count(json.dumps(text, ensure_ascii=False)[1:-1]) >= 1, view
+        level = floor.level
+        r = api.as_staff("operator", "PATCH", f"/api/v1/jackpots/levels/{level}", {"name": text}, key=None)
+        assert r.status_code == 200, r.json
+        assert api.as_staff("operator", "GET", f"/api/v1/jackpots/levels/{level}", key=None).json["name"] == text
+
+
+HOSTILE_URLS = [
+    "/api/v1/jackpots/levels/a%00b", "/api/v1/machines/M%00/meters", "/api/v1/jackpots/hits?level=%00",
+    "/api/v1/players?card_number=%00", "/api/v1/tito/reports/issued?from=%00",
+    "/api/v1/jackpots/levels/%27%3B%20DROP%20TABLE%20machines%3B--", "/api/v1/machines/%27%20OR%201%3D1--/meters",
+    "/api/v1/players?card_number=%27%20OR%201%3D1--", "/api/v1/tito/reports/voided?from=1%27%20OR%201=1--",
+    "/api/v1/tickets/%3Cscript%3E", "/api/v1/players/1/statement?wallet=%27--",
+]
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_hostile_paths_and_queries_are_problems(api, url):
+    role = {"jackpots": "operator", "machines": "operator", "players": "host", "tito": "auditor",
+            "tickets": "cashier"}[url.split("/")[3].split("?")[0]]
+    r = api.as_staff(role, "GET", url, key=None)
+    assert 400 <= r.status_code < 500 and r.headers["Content-Type"] == "application/problem+json", (r.status_code, r.data)
+    assert r.json.get("field"), r.json
+
+
+def test_path_integers_beyond_bigint_are_404_not_500(api, app):
+    tried = 0
+    for rule in app.url_map.iter_rules():
+        ints = [a for a, conv in rule._converters.items() if type(conv).__name__ == "Int64Converter"]
+        if not ints:
+            continue
+        url = rule.rule
+        for a in rule.arguments:
+            url = url.replace(f"<int:{a}>", str(2**63)).replace(f"<{a}>", "M001")
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            r = api.as_staff("admin", method, url, {} if method in ("POST", "PUT", "PATCH") else None)
+            assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json", (url, r.json)
+            tried += 1
+    assert tried >= 8
+
+
+@pytest.mark.parametrize("field, value", [("points_idle_days", 10**12), ("redemption_hold_seconds", 10**12),
+                                          ("promo_won_per_point", 10**12), ("cash_won_per_point", 10**12)])
+def test_program_settings_that_would_overflow_dates_or_amounts_are_refused(api, field, value):
+    """Found by schemathesis: idle days of 10**12 were stored, then every player read and rating was a 500
+    (OverflowError: date value out of range)."""
+    before = api.as_staff("host", "GET", "/api/v1/players/config", key=None).json
+    r = api.as_staff("admin", "PATCH", "/api/v1/players/config/program", {field: value}, key=None)
+    assert r.status_code == 422 and r.json["field"] == field and r.headers["Content-Type"] == "application/problem+json"
+    assert api.as_staff("host", "GET", "/api/v1/players/config", key=None).json == before
+    pid = api.creds["players"][0]["player"]
+    assert api.as_staff("host", "GET", f"/api/v1/players/{pid}", key=None).status_code == 200
