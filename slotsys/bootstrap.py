@@ -43,7 +43,8 @@ def build_services(settings: Settings | None = None) -> Services:
     global _current
     settings = settings or get_settings()
     engine = make_engine(settings.database_url, pool_size=settings.db_pool_size,
-                         max_overflow=settings.db_max_overflow, pool_timeout=settings.db_pool_timeout_s)
+                         max_overflow=settings.db_max_overflow, pool_timeout=settings.db_pool_timeout_s,
+                         pool_pre_ping=settings.db_pool_pre_ping)
     uow = UowFactory(engine)
     celery = make_celery(settings)
 

@@ -20,6 +20,9 @@ UNPAID = ("hit", "claimed", "handpay", "verification")
 OPEN_CLAIM = ("hit", "claimed")
 
 
+_NEW_WAGER = insert(JackpotWager.__table__)  # built once; compiled form cached
+
+
 class LevelRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
@@ -50,7 +53,7 @@ class LevelRepo:
     # -- wagers (the sequencer's queue)
     def record_wager(self, **values) -> None:
         """One INSERT in the spin's transaction (no hot row is touched)."""
-        self.s.execute(insert(JackpotWager).values(**values))
+        self.s.connection().execute(_NEW_WAGER, values)
 
     def has_pending(self) -> bool:
         return self.s.scalar(select(JackpotWager.id).where(JackpotWager.fold_id.is_(None)).limit(1)) is not None

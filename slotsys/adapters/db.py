@@ -185,10 +185,11 @@ class StaffToken(Base):
 
 
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
+Index("ix_game_rounds_created_at", GameRound.created_at)  # the floor screens' "today" figures (migration 0011)
 
 
 def make_engine(url: str, *, echo: bool = False, pool_size: int = 10, max_overflow: int = 20,
-                pool_timeout: float = 30.0) -> Engine:
+                pool_timeout: float = 30.0, pool_pre_ping: bool = False) -> Engine:
     """Engine for PostgreSQL (psycopg 3) or SQLite.
 
     On SQLite every transaction starts with ``BEGIN IMMEDIATE`` (writers serialise, so a
@@ -216,4 +217,4 @@ def make_engine(url: str, *, echo: bool = False, pool_size: int = 10, max_overfl
 
         return engine
     return create_engine(url, echo=echo, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout,
-                         pool_pre_ping=True)
+                         pool_pre_ping=pool_pre_ping)

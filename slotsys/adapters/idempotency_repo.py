@@ -3,11 +3,20 @@ transaction as the money movement it guards."""
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import IdempotencyRecord
+from slotsys.adapters.db import IdempotencyRecord, utcnow
+
+
+_T = IdempotencyRecord.__table__
+# Built once per dialect (compiled forms are cached): the claim is an INSERT … ON CONFLICT DO NOTHING.
+_CLAIM = {
+    name: ins(_T).on_conflict_do_nothing(index_elements=["principal", "key"]).returning(_T.c.id)
+    for name, ins in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
+}
+_COMPLETE = update(_T).where(_T.c.id == bindparam("rid"))
 
 
 class IdempotencyRepo:
@@ -21,13 +30,9 @@ class IdempotencyRepo:
         until that transaction ends (unique index), so two requests never both proceed.
         """
         dialect = self.s.get_bind().dialect.name
-        ins = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(IdempotencyRecord)
-        stmt = (
-            ins.values(principal=principal, key=key, fingerprint=fingerprint)
-            .on_conflict_do_nothing(index_elements=["principal", "key"])
-            .returning(IdempotencyRecord.id)
-        )
-        return self.s.execute(stmt).scalar_one_or_none()
+        stmt = _CLAIM[dialect] if dialect in _CLAIM else _CLAIM["sqlite"]
+        params = {"principal": principal, "key": key, "fingerprint": fingerprint, "created_at": utcnow()}
+        return self.s.connection().execute(stmt, params).scalar_one_or_none()
 
     def get(self, principal: str, key: str) -> IdempotencyRecord | None:
         return self.s.scalar(
@@ -35,8 +40,4 @@ class IdempotencyRepo:
         )
 
     def complete(self, record_id: int, status_code: int, response: dict) -> None:
-        self.s.execute(
-            update(IdempotencyRecord)
-            .where(IdempotencyRecord.id == record_id)
-            .values(status_code=status_code, response=response)
-        )
+        self.s.connection().execute(_COMPLETE, {"rid": record_id, "status_code": status_code, "response": response})

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import BigInteger, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import Account, JournalEntryRow, PostingRow
+from slotsys.adapters.db import Account, JournalEntryRow, PostingRow, utcnow
 from slotsys.domain.errors import InsufficientFunds, NotFound
 from slotsys.domain.ledger import AccountType, JournalEntry
+
+
+_ACCOUNTS = Account.__table__  # hot-path statements use the Core table (no ORM persistence layer)
+_ENTRIES = JournalEntryRow.__table__
+# Built once (SQLAlchemy caches their compiled form); run on the session's connection.
+_ADD_TO_BALANCE = (
+    update(_ACCOUNTS)
+    .where(_ACCOUNTS.c.id == bindparam("acc_id"))
+    .values(balance=_ACCOUNTS.c.balance + bindparam("delta", type_=BigInteger()))
+    .returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign, _ACCOUNTS.c.non_negative)
+)
+_NEW_ENTRY = insert(_ENTRIES).returning(_ENTRIES.c.id)
+_NEW_POSTINGS = insert(PostingRow.__table__)
+_BALANCE_OF = select(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign).where(_ACCOUNTS.c.code == bindparam("code"))
 
 
 class LedgerRepo:
@@ -41,7 +55,7 @@ class LedgerRepo:
 
     def balance(self, code: str) -> int:
         """Normal balance in won (credits on a credit meter are positive)."""
-        row = self.s.execute(select(Account.balance, Account.normal_sign).where(Account.code == code)).one_or_none()
+        row = self.s.connection().execute(_BALANCE_OF, {"code": code}).one_or_none()
         if row is None:
             raise NotFound(f"account {code!r} does not exist")
         return row.balance * row.normal_sign
@@ -57,15 +71,11 @@ class LedgerRepo:
         """
         net = entry.net_by_account()  # accounts whose net change is zero need no balance update
         ids = {p.account: self.account_id(p.account) for p in entry.postings}
+        conn = self.s.connection()
         for code in sorted(net, key=lambda c: ids[c]):
             label = (labels or {}).get(code, code)
             try:
-                row = self.s.execute(
-                    update(Account)
-                    .where(Account.id == ids[code])
-                    .values(balance=Account.balance + net[code])
-                    .returning(Account.balance, Account.normal_sign, Account.non_negative)
-                ).one()
+                row = conn.execute(_ADD_TO_BALANCE, {"acc_id": ids[code], "delta": net[code]}).one()
             except IntegrityError:  # the database's CHECK (non-negative) refused it
                 raise InsufficientFunds(f"{label} would go below zero", account=code) from None
             if row.non_negative and row.balance * row.normal_sign < 0:
@@ -73,11 +83,11 @@ class LedgerRepo:
                     f"{label} would go below zero (short by {-row.balance * row.normal_sign} won)",
                     account=code,
                 )
-        entry_id = self.s.execute(
-            insert(JournalEntryRow).values(kind=entry.kind, memo=entry.memo[:200], refs=entry.refs).returning(JournalEntryRow.id)
+        entry_id = conn.execute(
+            _NEW_ENTRY, {"kind": entry.kind, "memo": entry.memo[:200], "refs": entry.refs, "created_at": utcnow()}
         ).scalar_one()
-        self.s.execute(
-            insert(PostingRow),
+        conn.execute(
+            _NEW_POSTINGS,
             [
                 {"entry_id": entry_id, "account_id": ids[p.account], "amount": p.amount, "memo": p.memo[:80]}
                 for p in entry.postings

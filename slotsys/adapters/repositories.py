@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import BigInteger, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
-from slotsys.adapters.db import GameRound, Machine, StaffToken, StaffUser, Zone
+from slotsys.adapters.db import GameRound, Machine, StaffToken, StaffUser, Zone, utcnow
 from slotsys.domain.errors import NotFound
+
+
+_METER_UPDATES: dict[tuple, object] = {}
 
 
 class MachineRepo:
@@ -43,10 +47,28 @@ class MachineRepo:
         self.s.flush()
         return machine
 
-    def add_meters(self, machine_id: int, **deltas: int) -> None:
-        values = {k: getattr(Machine, k) + v for k, v in deltas.items() if v}
-        if values:
-            self.s.execute(update(Machine).where(Machine.id == machine_id).values(**values))
+    def add_meters(self, machine: Machine | int, *, set_values: dict | None = None, **deltas: int) -> None:
+        """Add ``deltas`` to the machine's meters (won / counts) and set ``set_values`` columns,
+        in one UPDATE (Core: no ORM flush on the spin path). Given the loaded ``Machine``, its
+        ``set_values`` attributes are updated in memory too, without a second UPDATE."""
+        machine_id = machine if isinstance(machine, int) else machine.id
+        deltas = {k: v for k, v in deltas.items() if v}
+        sets = set_values or {}
+        if deltas or sets:
+            shape = (tuple(sorted(deltas)), tuple(sorted(sets)))
+            stmt = _METER_UPDATES.get(shape)
+            if stmt is None:  # one compiled statement per shape (a handful: spin, bill-in, ticket ...)
+                t = Machine.__table__
+                stmt = update(t).where(t.c.id == bindparam("mid")).values(
+                    **{k: t.c[k] + bindparam(f"d_{k}", type_=BigInteger()) for k in shape[0]},
+                    **{k: bindparam(f"s_{k}") for k in shape[1]},
+                )
+                _METER_UPDATES[shape] = stmt
+            params = {"mid": machine_id, **{f"d_{k}": v for k, v in deltas.items()}, **{f"s_{k}": v for k, v in sets.items()}}
+            self.s.connection().execute(stmt, params)
+        if not isinstance(machine, int):
+            for k, v in (set_values or {}).items():
+                set_committed_value(machine, k, v)
 
     def zones(self) -> list[Zone]:
         return list(self.s.scalars(select(Zone).order_by(Zone.code)))
@@ -57,14 +79,17 @@ class MachineRepo:
             self.s.flush()
 
 
+_NEW_ROUND = insert(GameRound.__table__)
+
+
 class GameRoundRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
 
-    def add(self, rnd: GameRound) -> GameRound:
-        self.s.add(rnd)
-        self.s.flush()
-        return rnd
+    def add(self, **row) -> None:
+        """Record one game (columns of :class:`GameRound`); a Core INSERT, no ORM object."""
+        row.setdefault("created_at", utcnow())
+        self.s.connection().execute(_NEW_ROUND, row)
 
     def recent(self, machine_id: int, limit: int = 10) -> list[GameRound]:
         return list(
@@ -96,6 +121,10 @@ class StaffRepo:
             .join(StaffToken, StaffToken.user_id == StaffUser.id)
             .where(StaffToken.token_hash == token_hash, StaffToken.expires_at > now, StaffUser.active.is_(True))
         )
+
+    def token_expiry(self, token_hash: str) -> datetime | None:
+        """When the staff token expires (None if unknown)."""
+        return self.s.scalar(select(StaffToken.expires_at).where(StaffToken.token_hash == token_hash))
 
     def purge_tokens(self, now: datetime) -> None:
         self.s.execute(delete(StaffToken).where(StaffToken.expires_at <= now))

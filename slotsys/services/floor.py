@@ -10,7 +10,7 @@ from __future__ import annotations
 import structlog
 
 from jackpot_controller.services import spin as jackpot
-from slotsys.adapters.db import GameRound, Machine
+from slotsys.adapters.db import Machine
 from slotsys.domain import ledger as L
 from slotsys.domain.errors import Forbidden, InsufficientFunds, MachineLocked, ValidationFailed
 from slotsys.domain.evaluator import spin as play
@@ -20,6 +20,7 @@ from slotsys.games import load_game
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services import loyalty_play
 from slotsys.services.idempotency import fingerprint, run_once
+from slotsys import metrics
 from tito.services import tickets as tito
 
 log = structlog.get_logger("slotsys.floor")
@@ -121,10 +122,9 @@ class FloorService:
             # otherwise the sequencer folds it within a second and pays any award as a bonus.
             jp, jackpot_won = jackpot.on_wager(uow, self.ctx, m, bet_won, game_number, outcome)
             after = before - bet_won + win_won + jackpot_won
-            m.game_seq = game_number
             uow.machines.add_meters(
-                m.id, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=1,
-                games_won=1 if (win_won or jackpot_won) else 0,
+                m, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=1,
+                games_won=1 if (win_won or jackpot_won) else 0, set_values={"game_seq": game_number},
             )
             # players: the carded session's meters (same deltas) and points; None when uncarded
             carded = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
@@ -139,10 +139,8 @@ class FloorService:
                 od["award_guard"] = guard
                 log.warning("award_guard_lock", machine=asset, game=game.id, game_number=game_number, **guard)
             uow.rounds.add(
-                GameRound(
-                    machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
-                    outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
-                )
+                machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
+                outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
             )
             return {
                 "machine": asset,
@@ -168,6 +166,7 @@ class FloorService:
             }
 
         r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn)
+        metrics.record_spin(r)  # after the commit; nothing for a replay
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------------ cash-out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from slotsys.adapters.db import StaffUser
@@ -11,8 +12,12 @@ from slotsys.services.context import Principal, ServiceContext
 
 
 class AuthService:
+    _CACHE_MAX = 20_000  # credentials remembered per process (a floor's machines and staff, with room)
+
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        # token digest → (principal, monotonic deadline, staff token expiry or None): Settings.auth_cache_s
+        self._cache: dict[str, tuple[Principal, float, object]] = {}
 
     def login(self, username: str, password: str) -> dict:
         """Exchange a username and password for a staff bearer token (``st_…``)."""
@@ -36,16 +41,28 @@ class AuthService:
         if scheme.lower() != "bearer" or not token:
             raise Unauthorized("use Authorization: Bearer <token>")
         digest = token_digest(token)
+        hit = self._cache.get(digest)
+        if hit is not None and hit[1] > time.monotonic() and (hit[2] is None or hit[2] > self.ctx.clock.now()):
+            return hit[0]
+        found, expires = None, None
         with self.ctx.uow(readonly=True) as uow:
             if token.startswith("mk_"):
                 m = uow.machines.by_key_hash(digest)
                 if m is not None:
-                    return Principal("machine", m.asset_number)
+                    found = Principal("machine", m.asset_number)
             elif token.startswith("st_"):
                 u = uow.staff.user_for_token(digest, self.ctx.clock.now())
                 if u is not None:
-                    return Principal("staff", u.username, u.role)
-        raise Unauthorized("unknown or expired credentials")
+                    found = Principal("staff", u.username, u.role)
+                    expires = uow.staff.token_expiry(digest)
+        if found is None:
+            self._cache.pop(digest, None)
+            raise Unauthorized("unknown or expired credentials")
+        if self.ctx.settings.auth_cache_s > 0:
+            if len(self._cache) >= self._CACHE_MAX:
+                self._cache.clear()
+            self._cache[digest] = (found, time.monotonic() + self.ctx.settings.auth_cache_s, expires)
+        return found
 
     def create_user(self, uow, username: str, password: str, role: str) -> StaffUser:
         if role not in ROLES:

@@ -33,7 +33,9 @@ def test_bill_in_spin_cash_out_redeem_round_trip(api):
     assert body["game_number"] == 1
     assert len(body["stops"]) == 5 and len(body["window"]) == 4 and len(body["window"][0]) == 5
     assert body["credits"] == 50_000 - 6_000 + body["total_win"] + sum(j["amount"] for j in body["jackpots"])
-    assert body["total_win"] == sum(w["pay_won"] for w in body["wins"])
+    # the total includes the wins of any free games the spin triggered (played inside the game)
+    assert body["total_win"] == sum(w["pay_won"] for w in body["wins"]) + sum(
+        w["pay_won"] for f in body["free_games"] for w in f["wins"])
     for w in body["wins"]:
         assert w["kind"] in ("line", "scatter") and (w["kind"] == "scatter" or 1 <= w["line"] <= 20)
     # cash out → ticket; redeem at the cage; second presentation refused with when/where

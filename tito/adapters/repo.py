@@ -23,6 +23,9 @@ def _insert(session: Session, table):
     return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
 
 
+_NEW_EVENT = insert(TicketEvent.__table__)  # built once; compiled form cached
+
+
 class TicketRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
@@ -58,7 +61,8 @@ class TicketRepo:
 
     def transition(self, ticket_id: int, from_status: str, **values) -> bool:
         """``from_status`` → ``values`` (which include the new ``status``); False if the status moved."""
-        res = self.s.execute(update(Ticket).where(Ticket.id == ticket_id, Ticket.status == from_status).values(**values))
+        t = Ticket.__table__  # Core: no ORM persistence layer on the redemption path
+        res = self.s.connection().execute(update(t).where(t.c.id == ticket_id, t.c.status == from_status).values(**values))
         return res.rowcount == 1
 
     def mark_redeemed(
@@ -121,9 +125,9 @@ class TicketRepo:
             validation_number: str | None = None, channel: str | None = None, location: str | None = None,
             **detail) -> None:
         """Append one event (a plain INSERT, in the caller's transaction)."""
-        self.s.execute(insert(TicketEvent).values(ticket_id=ticket_id, validation_number=validation_number, kind=kind,
-                                                  channel=channel, location=location, actor=actor[:80], at=at,
-                                                  detail=detail))
+        self.s.connection().execute(_NEW_EVENT, {
+            "ticket_id": ticket_id, "validation_number": validation_number, "kind": kind, "channel": channel,
+            "location": location, "actor": actor[:80], "at": at, "detail": detail})
 
     def events(self, ticket_id: int) -> list[TicketEvent]:
         return list(self.s.scalars(select(TicketEvent).where(TicketEvent.ticket_id == ticket_id).order_by(TicketEvent.id)))

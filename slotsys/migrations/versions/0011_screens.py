@@ -1,11 +1,10 @@
-"""screens and operations (issues 10, 11)
+"""screens: an index for the floor's "today" figures (issue 10)
 
 Revision ID: 0011_screens
 Revises: 0010_mahjong
-Hand-written. Placeholder in the chain until its issue adds tables (a no-op keeps a single head).
+Hand-written: the operator console sums today's games by time (slotsys/services/floor_view.py).
 """
-from alembic import op  # noqa: F401
-import sqlalchemy as sa  # noqa: F401
+from alembic import op
 
 revision = "0011_screens"
 down_revision = "0010_mahjong"
@@ -14,8 +13,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    pass
+    op.create_index("ix_game_rounds_created_at", "game_rounds", ["created_at"])
 
 
 def downgrade() -> None:
-    pass
+    op.drop_index("ix_game_rounds_created_at", table_name="game_rounds")

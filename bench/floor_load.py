@@ -1,0 +1,328 @@
+"""A whole floor under load: N machines spinning over HTTP against gunicorn + PostgreSQL + Redis +
+a real Celery worker, on loopback, bounded in time; beside it, in the same run, a bare endpoint
+through the same gunicorn and pgbench running a spin-shaped transaction on the same rows.
+
+Setup: a fresh PostgreSQL database (created here, dropped at the end), migrated and seeded with the
+demo floor, plus N load machines (asset L0001…, MASS zone, ₩100, both demo games, so every wager
+feeds the Mass and floor-wide jackpot levels), each funded with a ₩5,000,000 bill-in entry.
+
+Load: P client processes (asyncio + httpx). ``--interval S`` (open loop, the default): every machine
+spins once every S seconds on its own schedule (a 3,000-machine floor at one spin per 3 s offers
+1,000 spins/s); latency is measured from the scheduled start, so a server that falls behind shows
+it (no coordinated omission). ``--closed C``: C connections spin back to back (the ceiling).
+
+Printed: spins/s achieved vs offered, p50/p95/p99 latency, errors by kind, the ledger audit and the
+jackpot audit after the run, GET /healthz req/s through the same gunicorn, pgbench tps of the
+spin-shaped transaction (machine row lock + 2 account updates + journal entry + 2 postings + game
+round + wager + meters, on the load machines' own rows), and spins/s as a ratio of each.
+
+    .venv/bin/python bench/floor_load.py --machines 3000 --interval 3 --seconds 30
+    .venv/bin/python bench/floor_load.py --machines 200 --closed 32 --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+FUND = 5_000_000
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] * 1000 if xs else float("nan")
+
+
+# ------------------------------------------------------------------ setup
+def add_load_machines(db_url: str, n: int) -> list[dict]:
+    """Create and fund ``n`` machines directly through the services (setup, not the measured path)."""
+    from slotsys.bootstrap import build_services
+    from slotsys.domain import ledger as L
+    from slotsys.services.seed import LINE_GAME, WAYS_GAME, add_machine
+    from slotsys.settings import Settings
+
+    svc = build_services(Settings(database_url=db_url, redis_url=None, celery_eager=True))
+    out = []
+    try:
+        for start in range(0, n, 500):
+            with svc.uow() as uow:
+                for i in range(start, min(n, start + 500)):
+                    asset = f"L{i + 1:04d}"
+                    game = LINE_GAME if i % 2 else WAYS_GAME
+                    key = add_machine(uow, asset, "MASS", f"L{i // 50 + 1}", 100, game)
+                    e = L.EntryBuilder("machine.bill_in", f"load fund {asset}")
+                    e.add(debit=L.machine_drop(asset), credit=L.machine_credits(asset), amount=FUND)
+                    uow.ledger.post(e.build({"machine": asset}))
+                    out.append({"asset": asset, "key": key, "game": game})
+                uow.commit()
+    finally:
+        svc.uow.engine.dispose()
+    return out
+
+
+def wait_ready(base: str, timeout: float = 120) -> None:
+    import httpx
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("the server did not become ready")
+
+
+# ------------------------------------------------------------------ load
+async def _client(base: str, machines: list[dict], seconds: float, interval: float | None, closed: int,
+                  t0: float, out: mp.Queue) -> None:
+    import httpx
+
+    lat: list[float] = []
+    errors: dict[str, int] = {}
+    done = [t0]
+    limits = httpx.Limits(max_connections=64 if interval else closed, max_keepalive_connections=64)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as c:
+        async def spin(m: dict) -> None:
+            bet = {"lines": 1, "multiplier": 1} if m["game"].endswith("_50") else {"reels": 1, "multiplier": 1}
+            try:
+                r = await c.post(f"/api/v1/machines/{m['asset']}/spin", json=bet,
+                                 headers={"Authorization": f"Bearer {m['key']}", "Idempotency-Key": uuid.uuid4().hex})
+                if r.status_code != 200:
+                    errors[str(r.status_code)] = errors.get(str(r.status_code), 0) + 1
+                    return False
+                return True
+            except httpx.HTTPError as e:
+                errors[type(e).__name__] = errors.get(type(e).__name__, 0) + 1
+                return False
+
+        end = t0 + seconds
+
+        async def paced(m: dict, offset: float) -> None:
+            k = 0
+            while True:
+                due = t0 + offset + k * interval
+                if due >= end:
+                    return
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                if await spin(m):
+                    lat.append(time.perf_counter() - due)  # from the scheduled start
+                    done[0] = max(done[0], time.perf_counter())
+                k += 1
+
+        async def loop(i: int) -> None:
+            j = i
+            while time.perf_counter() < end:
+                m = machines[j % len(machines)]
+                j += closed
+                s = time.perf_counter()
+                if await spin(m):
+                    lat.append(time.perf_counter() - s)
+                    done[0] = max(done[0], time.perf_counter())
+
+        await asyncio.sleep(max(0.0, t0 - time.perf_counter()))
+        if interval:
+            rnd = random.Random(len(machines))
+            await asyncio.gather(*(paced(m, rnd.uniform(0, interval)) for m in machines))
+        else:
+            await asyncio.gather(*(loop(i) for i in range(closed)))
+    out.put((lat, errors, done[0]))
+
+
+def _proc(base, machines, seconds, interval, closed, t0, out) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_client(base, machines, seconds, interval, closed, t0, out))
+
+
+def run_load(base: str, machines: list[dict], procs: int, seconds: float, interval: float | None,
+             closed: int) -> tuple[list[float], dict, float]:
+    q: mp.Queue = mp.Queue()
+    t0 = time.perf_counter() + 2.0  # perf_counter is system-wide on Linux (CLOCK_MONOTONIC)
+    parts = [machines[i::procs] for i in range(procs)]
+    ps = [mp.Process(target=_proc, args=(base, part, seconds, interval, max(1, closed // procs), t0, q))
+          for part in parts]
+    for p in ps:
+        p.start()
+    lat: list[float] = []
+    errors: dict[str, int] = {}
+    last = t0
+    for _ in ps:
+        lo, er, end = q.get()
+        last = max(last, end)
+        lat.extend(lo)
+        for k, v in er.items():
+            errors[k] = errors.get(k, 0) + v
+    for p in ps:
+        p.join()
+    return lat, errors, last - t0  # the rate counts until the last spin completed
+
+
+def healthz_rate(base: str, seconds: float, clients: int = 16) -> float:
+    import httpx
+    import threading
+
+    n = [0]
+    lock = threading.Lock()
+    end = time.perf_counter() + seconds
+
+    def w():
+        k = 0
+        with httpx.Client(base_url=base) as c:
+            while time.perf_counter() < end:
+                k += c.get("/healthz").status_code == 200
+        with lock:
+            n[0] += k
+
+    ts = [threading.Thread(target=w) for _ in range(clients)]
+    s = time.perf_counter()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return n[0] / (time.perf_counter() - s)
+
+
+def pgbench_spin(db_url: str, clients: int, seconds: float) -> float:
+    """tps of the spin's own statements as one pgbench transaction, on the load machines' rows:
+    machine row lock, idempotency claim, credits read, 2 account updates, journal entry, 2 postings,
+    jackpot wager, meters, carded-session lookup, game round, idempotency completion, COMMIT."""
+    import sqlalchemy as sa
+
+    from slotsys.adapters.db import make_engine
+
+    eng = make_engine(db_url)
+    with eng.begin() as c:
+        c.execute(sa.text(
+            "CREATE TABLE bench_map AS SELECT row_number() OVER (ORDER BY m.id) AS k, m.id AS mid, a1.id AS cred, a2.id AS hold "
+            "FROM machines m JOIN accounts a1 ON a1.code = 'machine:' || m.asset_number || :c "
+            "JOIN accounts a2 ON a2.code = 'machine:' || m.asset_number || :h WHERE m.asset_number LIKE 'L%'"),
+            {"c": ":credits", "h": ":hold"})
+        n = c.execute(sa.text("SELECT count(*) FROM bench_map")).scalar_one()
+    eng.dispose()
+    script = Path(tempfile.mkdtemp(prefix="floor-bench-")) / "spin.sql"
+    script.write_text(f"""\\set k random(1, {n})
+SELECT mid, cred, hold FROM bench_map WHERE k = :k \\gset
+BEGIN;
+SELECT * FROM machines WHERE id = :mid FOR UPDATE;
+INSERT INTO idempotency_records (principal, key, fingerprint, created_at) VALUES ('bench', md5(random()::text), 'x', now()) ON CONFLICT DO NOTHING RETURNING id \\gset idem_
+SELECT balance, normal_sign FROM accounts WHERE id = :cred;
+UPDATE accounts SET balance = balance + 100 WHERE id = :cred RETURNING balance, normal_sign, non_negative;
+UPDATE accounts SET balance = balance - 100 WHERE id = :hold RETURNING balance, normal_sign, non_negative;
+INSERT INTO journal_entries (kind, memo, refs, created_at) VALUES ('bench.spin', 'pgbench', '{{}}', now()) RETURNING id \\gset je_
+INSERT INTO postings (entry_id, account_id, amount, memo) VALUES (:je_id, :cred, 100, 'coin-in'), (:je_id, :hold, -100, 'coin-in');
+INSERT INTO jackpot_wagers (machine_id, asset, zone, bank, game_number, bet_won, progressive, created_at) VALUES (:mid, 'BENCH', 'BENCH', '', 0, 100, '', now());
+UPDATE machines SET game_seq = game_seq + 1, coin_in = coin_in + 100, games_played = games_played + 1 WHERE id = :mid;
+SELECT id FROM player_sessions WHERE machine_id = :mid AND status = 'open';
+INSERT INTO game_rounds (machine_id, game_number, bet, bet_won, win_won, outcome, jackpots, credits_before, credits_after, entry_id, created_at)
+  VALUES (:mid, (SELECT game_seq FROM machines WHERE id = :mid) + 1000000000, '{{"lines": 1}}', 100, 0, '{{"stops": [1, 2, 3, 4, 5]}}', '[]', 0, 0, :je_id, now());
+UPDATE idempotency_records SET status_code = 200, response = '{{"ok": true}}' WHERE id = :idem_id;
+COMMIT;
+""")
+    r = subprocess.run(["pgbench", "-n", "-c", str(clients), "-j", "2", "-T", str(int(seconds)), "-f", str(script), db_url],
+                       capture_output=True, text=True)
+    m = re.search(r"tps = ([\d.]+)", r.stdout)
+    if not m:
+        print(r.stdout[-2000:], r.stderr[-2000:])
+        return float("nan")
+    return float(m.group(1))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    ap.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    ap.add_argument("--machines", type=int, default=3000)
+    ap.add_argument("--interval", type=float, default=3.0, help="seconds between one machine's spins (open loop)")
+    ap.add_argument("--closed", type=int, default=0, help="closed loop with this many connections instead")
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--procs", type=int, default=2, help="client processes")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--port", type=int, default=8797)
+    args = ap.parse_args()
+
+    name = f"slotsys_load_{uuid.uuid4().hex[:8]}"
+    db_url = args.pg.rsplit("/", 1)[0] + "/" + name
+    tmp = Path(tempfile.mkdtemp(prefix="floor-load-"))
+    env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=args.redis, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
+               SLOTSYS_LOG_LEVEL="WARNING", SLOTSYS_LOG_JSON="true", PYTHONUNBUFFERED="1")
+    subprocess.run(["psql", args.pg, "-qc", f'CREATE DATABASE "{name}"'], check=True)
+    procs: list[subprocess.Popen] = []
+    base = f"http://127.0.0.1:{args.port}"
+    try:
+        subprocess.run([BIN / "slotsys", "migrate"], env=env, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+        subprocess.run([BIN / "slotsys", "seed"], env=env, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+        creds = json.loads((tmp / "creds.json").read_text())
+        t = time.perf_counter()
+        machines = add_load_machines(db_url, args.machines)
+        print(f"setup: {len(machines):,} load machines created and funded in {time.perf_counter() - t:.1f} s")
+        subprocess.run(["redis-cli", "-u", args.redis, "flushdb"], check=False, stdout=subprocess.DEVNULL)
+        procs.append(subprocess.Popen([BIN / "celery", "-A", "slotsys.worker", "worker", "--pool", "threads",
+                                       "--concurrency", "2", "--loglevel", "WARNING"], env=env, cwd=ROOT,
+                                      stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w")))
+        procs.append(subprocess.Popen([BIN / "gunicorn", "-w", str(args.workers), "--threads", str(args.threads), "-k",
+                                       "gthread", "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+                                       "slotsys.wsgi:app"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                      stderr=open(tmp / "web.log", "w")))
+        wait_ready(base)
+
+        base_rate = healthz_rate(base, 5)
+        interval = None if args.closed else args.interval
+        lat, errors, secs = run_load(base, machines, args.procs, args.seconds, interval, args.closed)
+        rate = len(lat) / secs if secs > 0 else 0.0
+        offered = (len(machines) / args.interval) if interval else float("nan")
+        time.sleep(3)  # the sequencer folds the last wagers
+
+        import httpx
+
+        auditor = next(s for s in creds["staff"] if s["role"] == "auditor")
+        tok = httpx.post(base + "/api/v1/auth/login", json={"username": auditor["username"],
+                                                             "password": auditor["password"]}).json()["token"]
+        audit = httpx.get(base + "/api/v1/audit/ledger", headers={"Authorization": f"Bearer {tok}"}, timeout=120).json()
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+        procs.clear()
+        tps = pgbench_spin(db_url, 16, 10)
+
+        mode = f"open loop, one spin per machine every {args.interval:g} s" if interval else f"closed loop, {args.closed} connections"
+        print(f"floor: {len(machines):,} machines, {mode}, {args.seconds:g} s; gunicorn {args.workers}×{args.threads} gthread, "
+              f"PostgreSQL + Redis + 1 Celery worker; {args.procs} client processes")
+        if interval:
+            print(f"offered: {offered:,.0f} spins/s")
+        print(f"spins: {rate:,.1f} spins/s  p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  p99 {pct(lat, 99):.1f} ms"
+              f"  ({len(lat):,} ok, errors {errors or 0})")
+        jp = audit.get("jackpots", [])
+        print(f"audit: balanced={audit.get('balanced')} (journal entries {audit.get('journal_entries'):,}, sum of balances "
+              f"{audit.get('sum_of_balances')}, tickets agree {audit.get('tickets', {}).get('agrees')}, "
+              f"{sum(1 for j in jp if j.get('agrees'))}/{len(jp)} jackpot levels agree, "
+              f"players agree {audit.get('players', {}).get('agrees')})")
+        print(f"bare GET /healthz through the same gunicorn: {base_rate:,.0f} req/s  → spins/s ratio {rate / base_rate:.1%}")
+        print(f"pgbench, spin-shaped transaction on the same rows (16 clients): {tps:,.0f} tps  → spins/s ratio {rate / tps:.1%}")
+        return 0 if audit.get("balanced") else 1
+    finally:
+        for p in procs:
+            p.kill()
+        subprocess.run(["psql", args.pg, "-qc", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], check=False)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
