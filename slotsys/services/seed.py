@@ -13,6 +13,8 @@ from slotsys.domain import ledger as L
 from slotsys.domain.security import hash_password, new_token, token_digest
 from slotsys.services.context import ServiceContext
 from slotsys.services.players import reissue_demo_pins, seed_loyalty
+from table_games.services.mahjong import seed_mahjong
+from table_games.services.poker_room import seed_poker_tables
 from table_games.services.tables import seed_tables
 from tito.domain.tickets import machine_promo
 from tito.services.cage import MAIN_CAGE
@@ -93,6 +95,8 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
         seed_tito(uow, ctx, cashier="cashier", kiosks=[u for u, role in DEMO_STAFF if role == "kiosk"])
         players = seed_loyalty(uow, ctx)  # program, tiers, accrual rules, demo players (card + PIN)
         seed_tables(uow)  # one demo table per game (table_games)
+        seed_poker_tables(uow)  # the demo poker room (issue 9)
+        seed_mahjong(uow)  # the demo mahjong tables (issue 9)
         uow.commit()
     return {"staff": staff, "machines": machines, "players": players}
 
