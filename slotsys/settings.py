@@ -32,9 +32,9 @@ class Settings(BaseSettings):
     # per transaction.
     db_pool_pre_ping: bool = False
     # Seconds a verified bearer credential (machine key, staff token) is remembered per process, so a
-    # request does not open a transaction just to authenticate. A changed machine key or an expired
-    # staff token stops working within this time (a staff token never outlives its expiry). 0: off.
-    auth_cache_s: float = 5.0
+    # request does not open a transaction just to authenticate. A re-issued machine key or a deactivated
+    # staff user stops working within this time; a staff token never outlives its expiry. 0: off.
+    auth_cache_s: float = 60.0
     # FAULT INJECTION, for tests/integration/test_faults.py only; 0 (off) by default, never set in production.
     # Every Idempotency-Key use case (services/idempotency.run_once) sleeps this many ms after its work and
     # before its commit (SLOTSYS_FAULT_DELAY_MS), and after its commit before the response

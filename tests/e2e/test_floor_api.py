@@ -246,3 +246,27 @@ def test_hostile_bodies_get_problems_not_500s(api):
     assert r.status_code == 405 and r.headers["Content-Type"] == "application/problem+json"
     meters = api.as_machine("M012", "GET", "/api/v1/machines/M012/meters", key=None).json["meters"]
     assert meters["games_played"] == 0 and meters["bills_in"] == 0
+
+
+def test_a_cached_staff_token_still_expires_on_time(api, app):
+    """Verified credentials are remembered per process (Settings.auth_cache_s), but never past a staff
+    token's expiry, judged by the service's clock."""
+    from datetime import datetime, timedelta, timezone
+
+    ctx = app.extensions["slotsys"].ctx
+    assert ctx.settings.auth_cache_s > 0
+    token = api.staff_token("auditor")
+    h = {"Authorization": f"Bearer {token}"}
+    assert api.client.get("/api/v1/audit/ledger", headers=h).status_code == 200  # now cached
+
+    class Later:
+        def now(self):
+            return datetime.now(timezone.utc) + timedelta(hours=ctx.settings.staff_token_hours, minutes=1)
+
+    old, ctx.clock = ctx.clock, Later()
+    try:
+        r = api.client.get("/api/v1/audit/ledger", headers=h)
+        assert r.status_code == 401 and r.json["type"].endswith("unauthorized"), r.json
+    finally:
+        ctx.clock = old
+    assert api.client.get("/api/v1/audit/ledger", headers=h).status_code == 200  # back in time: valid again
