@@ -12,6 +12,7 @@ from slotsys.services.context import Principal
 MAX_WON = 10**12  # bounds every amount the API accepts (BIGINT-safe)
 Won = Annotated[int, Field(strict=True, gt=0, le=MAX_WON, description="integer won")]
 SmallInt = Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]
+RecordId = Annotated[int, Field(strict=True, gt=0, le=2**63 - 1, description="a record id (BIGINT)")]
 
 
 class StrictModel(BaseModel):
@@ -37,6 +38,24 @@ def principal() -> Principal:
         p = services().auth.authenticate(request.headers.get("Authorization"))
         g.principal = p
     return p
+
+
+def player_token_hook(endpoints: set[str] | frozenset[str]):
+    """A before-request hook for a blueprint: on ``endpoints`` a ``pl_…`` bearer token (from
+    /players/login) authenticates the player, before the app's own authentication (which knows machine
+    keys and staff tokens only). ``bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))``."""
+
+    def _player_token() -> None:
+        if request.endpoint not in endpoints:
+            return
+        scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
+        token = token.strip()
+        if scheme.lower() == "bearer" and token.startswith("pl_"):
+            from slotsys.services.players import PlayerService
+
+            g.principal = PlayerService(services().ctx).authenticate(token)
+
+    return _player_token
 
 
 def idem_key() -> str | None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import g, request
+from flask import request
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.api.common import AUTH_DOC, StrictModel, Won, idem_key, player_token_hook, principal, reply, services
 from slotsys.services.context import Principal
 from slotsys.services.players import PlayerService
 from slotsys.services.sessions import SessionService
@@ -40,16 +40,7 @@ PLAYER_ENDPOINTS = {"players.view", "players.session_history", "players.points",
                     "players.card_lost"}
 
 
-@bp.before_app_request
-def _player_token() -> None:
-    """On the player endpoints, a ``pl_…`` bearer token authenticates the player (before the
-    app's own authentication, which knows machine keys and staff tokens only)."""
-    if request.endpoint not in PLAYER_ENDPOINTS:
-        return
-    scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token.startswith("pl_"):
-        g.principal = players().authenticate(token)
+bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))
 
 
 def caller() -> Principal:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
-from flask import g, request
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, MAX_WON, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.api.common import (
+    AUTH_DOC, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+)
 from table_games.services.mahjong import MahjongService
 
 bp = APIBlueprint("mahjong", __name__, url_prefix="/api/v1/mahjong", tag="Mahjong")
@@ -31,17 +32,7 @@ def svc() -> MahjongService:
     return MahjongService(services().ctx)
 
 
-@bp.before_app_request
-def _player_token() -> None:
-    """On the read endpoints and /score a ``pl_…`` bearer token authenticates a player."""
-    if request.endpoint not in PLAYER_ENDPOINTS:
-        return
-    scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token.startswith("pl_"):
-        from slotsys.services.players import PlayerService
-
-        g.principal = PlayerService(services().ctx).authenticate(token)
+bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))
 
 
 class MeldIn(StrictModel):
@@ -86,7 +77,7 @@ class TableIn(StrictModel):
 
 class SitIn(StrictModel):
     seat: SeatW
-    player_id: Annotated[int, Field(strict=True, gt=0, le=MAX_WON)]
+    player_id: RecordId
     buy_in: Won
 
 

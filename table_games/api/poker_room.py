@@ -9,16 +9,18 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
-from flask import Response, g, request
+from flask import Response
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.api.common import (
+    AUTH_DOC, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+)
 from table_games.services.poker_room import PokerRoomService
 
 bp = APIBlueprint("poker", __name__, url_prefix="/api/v1/poker", tag="Poker room")
 
 Code = Annotated[str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9_-]+$")]
-PlayerId = Annotated[int, Field(strict=True, gt=0)]
+PlayerId = RecordId
 PLAYER_ENDPOINTS = {"poker.get_table", "poker.sit", "poker.buy_in", "poker.cash_out", "poker.get_hand", "poker.act"}
 
 
@@ -26,17 +28,7 @@ def room() -> PokerRoomService:
     return PokerRoomService(services().ctx)
 
 
-@bp.before_app_request
-def _player_token() -> None:
-    """On the player endpoints a ``pl_…`` bearer token authenticates the player (for themselves only)."""
-    if request.endpoint not in PLAYER_ENDPOINTS:
-        return
-    scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token.startswith("pl_"):
-        from slotsys.services.players import PlayerService
-
-        g.principal = PlayerService(services().ctx).authenticate(token)
+bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))
 
 
 class TableIn(StrictModel):

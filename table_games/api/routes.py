@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
-from flask import g, request
+from flask import request
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, MAX_WON, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.api.common import (
+    AUTH_DOC, MAX_WON, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+)
 from table_games.services.tables import TableService
 
 bp = APIBlueprint("tables", __name__, url_prefix="/api/v1/tables", tag="Table games")
@@ -37,17 +39,7 @@ def tables() -> TableService:
     return TableService(services().ctx)
 
 
-@bp.before_app_request
-def _player_token() -> None:
-    """On the bet endpoint a ``pl_…`` bearer token authenticates the player (for their own bets)."""
-    if request.endpoint not in PLAYER_ENDPOINTS:
-        return
-    scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token.startswith("pl_"):
-        from slotsys.services.players import PlayerService
-
-        g.principal = PlayerService(services().ctx).authenticate(token)
+bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))
 
 
 class TableIn(StrictModel):
@@ -68,19 +60,19 @@ class StatusIn(StrictModel):
 
 class SitIn(StrictModel):
     seat: Seat
-    player_id: Annotated[int, Field(strict=True, gt=0)]
+    player_id: RecordId
 
 
 class BetIn(StrictModel):
     spot: Annotated[str, Field(min_length=1, max_length=40)]
     amount: Won
-    player_id: Annotated[int, Field(strict=True, gt=0)] | None = None
+    player_id: RecordId | None = None
     box: Seat | None = None
     accepted_over_max: bool | None = None  # pit only: a dealer's mistake, paid/taken up to the maximum
 
 
 class BackerIn(StrictModel):
-    player_id: Annotated[int, Field(strict=True, gt=0)]
+    player_id: RecordId
 
 
 class Decision(StrictModel):
@@ -121,14 +113,14 @@ class BankIn(StrictModel):
 
 
 class BuyInIn(StrictModel):
-    player_id: Annotated[int, Field(strict=True, gt=0)]
+    player_id: RecordId
     colour: Annotated[str, Field(min_length=1, max_length=20)]
     chip_value: Won
     amount: Won
 
 
 class CashOutIn(StrictModel):
-    player_id: Annotated[int, Field(strict=True, gt=0)]
+    player_id: RecordId
     chips: Annotated[int, Field(strict=True, ge=0, le=MAX_WON)] | None = None
 
 
