@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from slotsys.api.common import (
     AUTH_DOC, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
@@ -47,10 +47,10 @@ class WinFields(StrictModel):
     hand: Tiles = ""
     win_tile: Annotated[str, Field(max_length=4)] = ""
     melds: Annotated[list[MeldIn], Field(max_length=4)] = []
-    tsumo: bool = False
-    riichi: bool = False
-    double_riichi: bool = False
-    ippatsu: bool = False
+    tsumo: StrictBool = False
+    riichi: StrictBool = False
+    double_riichi: StrictBool = False
+    ippatsu: StrictBool = False
     round_wind: SeatW = "E"
     dora_indicators: Annotated[str, Field(max_length=20)] = ""
     ura_dora_indicators: Annotated[str, Field(max_length=20)] = ""

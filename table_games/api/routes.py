@@ -277,6 +277,10 @@ def take_bank(code: str, number: int, body: BankIn):
     return reply(*tables().take_bank(principal(), code, number, body.seat, idem_key()))
 
 
+class SamplesIn(StrictModel):
+    samples: Annotated[int, Field(ge=100, le=5_000, description="dealer hands sampled")] = 1_000
+
+
 @bp.get("/<code>/rounds/<int:number>/boxes/<box>/house-way")
 @bp.doc(summary="Pai gow \"house way for me\": how the table's house way sets this hand", **AUTH_DOC)
 def house_way(code: str, number: int, box: str):
@@ -286,10 +290,9 @@ def house_way(code: str, number: int, box: str):
 @bp.get("/<code>/rounds/<int:number>/boxes/<box>/optimal-setting")
 @bp.doc(summary="Pai gow: the settings of this hand valued against the dealer's house way, best first "
                 "(?samples=100..5000 dealer hands, default 1000; about 1 s per 1000)", **AUTH_DOC)
-def optimal_setting(code: str, number: int, box: str):
-    n = request.args.get("samples", "1000")
-    samples = min(max(int(n), 100), 5_000) if n.isdigit() else 1_000
-    return tables().hand_help(principal(), code, number, box, "optimal", samples)
+@bp.input(SamplesIn, location="query", arg_name="query")
+def optimal_setting(code: str, number: int, box: str, query: SamplesIn):
+    return tables().hand_help(principal(), code, number, box, "optimal", query.samples)
 
 
 @bp.post("/<code>/colour/buy-in")

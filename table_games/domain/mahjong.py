@@ -57,7 +57,7 @@ or rule set), and from :func:`seat_points` / :func:`settle_hand`: ``winner`` / `
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from mahjong.constants import EAST, NORTH, SOUTH, WEST
 from mahjong.hand_calculating.divider import HandDivider
 from mahjong.hand_calculating.hand import HandCalculator
@@ -236,6 +236,12 @@ def rules_from_dict(d: dict | None) -> RiichiRules | KoreanRules:
     """``{"rule_set": "riichi" | "korean", ...options}`` → rules (422 field ``rules`` on anything else)."""
     d = dict(d or {})
     kind = d.pop("rule_set", "riichi")
+    cls = {"riichi": RiichiRules, "korean": KoreanRules}.get(kind)
+    if cls is not None:
+        unknown = sorted(set(d) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TableRuleError("rules", f"unknown {kind} rule option(s): {', '.join(map(str, unknown))} "
+                                          f"(known: {', '.join(f.name for f in fields(cls))})")
     try:
         if kind == "riichi":
             r = RiichiRules(**d)

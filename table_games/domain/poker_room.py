@@ -345,13 +345,14 @@ def board(state: State) -> list[str]:
 
 def showdown(state: State) -> list[dict]:
     """Each hand shown face up (pokerkit shows what can win and mucks the rest): pokerkit index, hole cards, the
-    best five (pokerkit's evaluator) and the standard, casino and Korean names."""
+    best five (pokerkit's evaluator) and the standard, casino and Korean names. ``position`` is pokerkit's
+    0-based player index, not a player id."""
     cards = list(state.get_board_cards(0))
     out = []
     for op in state.operations:
         if isinstance(op, HoleCardsShowingOrMucking) and op.hole_cards and len(cards) >= 3:
             h = StandardHighHand.from_game(op.hole_cards, cards)
-            out.append({"player": op.player_index, "hole": [repr(c) for c in op.hole_cards],
+            out.append({"position": op.player_index, "hole": [repr(c) for c in op.hole_cards],
                         "best": [repr(c) for c in h.cards], **hand_names(h.entry.label, h.cards)})
     return out
 

@@ -109,7 +109,8 @@ class PokerRoomService:
             out["to_act"] = None
         if h.status == "complete":
             out["results"] = h.results
-            out["showdown"] = [{**x, "seat": seat_of[x["player"]]} for x in P.showdown(state)]
+            out["showdown"] = [{**x, "seat": seat_of[x["position"]], "player_id": h.seats[x["position"]]["player_id"]}
+                               for x in P.showdown(state)]
             out["rake"] = h.rake
             out["finishing_stacks"] = h.finishing_stacks
             out["entry"] = h.entry_id

@@ -101,6 +101,8 @@ def test_score_endpoint_returns_han_fu_yaku_names_and_payments(api):
     ({"hand": BASE, "win_tile": "4m"}, "hand"),  # no yaku
     ({"hand": BASE, "win_tile": "4m", "seat_wind": "X"}, "seat_wind"),  # pydantic
     ({"hand": BASE, "win_tile": "4m", "conditions": ["haitei"]}, "conditions"),  # haitei is a tsumo
+    ({"hand": BASE, "win_tile": "4m", "riichi": "yes"}, "riichi"),  # true/false only, not truthy strings
+    ({"hand": BASE, "win_tile": "4m", "rules": {"foo": 1}}, "rules"),  # an unknown rule option, named
 ])
 def test_score_endpoint_bad_input_is_problem_json(api, body, field):
     r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)

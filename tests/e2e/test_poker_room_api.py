@@ -131,8 +131,10 @@ def test_a_hand_from_buy_in_to_cash_out(api, app, players):
     assert {r.kind for r in rows} == {"poker.hand"} and sum(r.amount for r in rows) == 0
     legs = {r.code: r.amount for r in rows}
     assert legs == {**{f"poker:{NL}:stack:{pid}": -v for pid, v in net.items() if v}, f"poker:{NL}:rake": -1_500}
+    seated_at = {p["seat"]: p["player_id"] for p in end["players"]}
     for s in end["showdown"]:
         assert s["korean"] and s["name"] and len(s["best"]) == 5
+        assert s["player_id"] == seated_at[s["seat"]]  # the shown hand is named by its owner's player id
     assert api.audit()["balanced"]
 
     # the PHH file, its replay, and an import of it

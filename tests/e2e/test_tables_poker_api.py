@@ -589,6 +589,9 @@ def test_pai_gow_helpers_and_the_bank_with_the_players_own_token(api):
     assert r.status_code == 403 and r.json["field"] == "box"
     r = api.client.get(f"{T}/PG-01/rounds/{n}/boxes/1/optimal-setting?samples=100", headers=tb)
     assert r.status_code == 403 and r.json["field"] == "box"
+    for bad in ("-5", "abc", "100000000"):  # 100..5,000 dealer hands, refused rather than quietly changed
+        r = api.client.get(f"{T}/PG-01/rounds/{n}/boxes/1/optimal-setting?samples={bad}", headers=ta)
+        assert r.status_code == 422 and r.json["field"] == "samples", r.json
     v = ok_decide(api, "PG-01", n, "1", "house_way")
     play_out_rng(api, "PG-01", n, v, lambda ta_: "house_way")
     ok_settle(api, "PG-01", n)

@@ -95,7 +95,7 @@ def test_published_three_way_all_in_2018_main_event_final_table_bubble():
                    "Artem Metalidi": 15_475_000}
     assert hh.starting_stacks[labat] - got["Antoine Labat"] == 43_200_000  # "lost 43,200,000" (onlinepoker.net)
     assert out["board"] == ["Jd", "7c", "4c", "3s", "Jc"]
-    assert {x["player"] for x in out["showdown"]} == {manion, labat, zhu}
+    assert {x["position"] for x in out["showdown"]} == {manion, labat, zhu}
     pots = None
     for state in hh:
         if any(p.amount for p in state.pots):
@@ -108,7 +108,7 @@ def test_published_three_way_all_in_2018_main_event_final_table_bubble():
 def test_bb_ante_all_in_busts_the_big_blind():
     out = P.replay_phh((PHH_DIR / "wsop2023_e43_d5_0302_bb_ante_all_in.phh").read_text())
     assert out["finishing_stacks"][1] == 0
-    names = {x["player"]: x["name"] for x in out["showdown"]}
+    names = {x["position"]: x["name"] for x in out["showdown"]}
     assert names == {1: "One pair", 4: "One pair"}  # nines lose to the turned aces
 
 
