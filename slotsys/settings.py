@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
     db_max_overflow: int = 20
     db_pool_timeout_s: float = 30.0
+    # A table progressive award of at least this many won, won on dealer-entered cards, is paid only when a
+    # supervisor settles the round (the pit's settle is refused, nothing moves): surveillance verifies the hand.
+    table_progressive_verify_won: int = 1_000_000
     # Test each pooled connection with a round trip before use. Off by default: a connection the
     # server dropped fails one request with 503 (retried with the same Idempotency-Key) and the pool
     # then discards every connection of that generation; on saves nothing else and costs a round trip

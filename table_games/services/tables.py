@@ -817,8 +817,10 @@ class TableService:
             return out
 
     def settle(self, principal: Principal, code: str, number: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Outcome (input or CSPRNG) and settlement of the round, in one transaction."""
-        require_role(principal, *DEALER_ROLES)
+        """Outcome (input or CSPRNG) and settlement of the round, in one transaction. A progressive award
+        of at least ``Settings.table_progressive_verify_won`` on dealer-entered cards needs a supervisor
+        (403 field ``round`` for the pit; the whole settlement is refused, nothing moves)."""
+        require_role(principal, *DEALER_ROLES, "supervisor")
 
         def fn(uow) -> dict:
             t = uow.tables.get(code, for_update=True)
@@ -845,6 +847,7 @@ class TableService:
             if progressive:
                 r.outcome = {**r.outcome, "progressive": self._pay_progressive(uow, t, number, rules, bets, outcome,
                                                                                settlements)}
+                self._verify_progressive(principal, mode, number, r.outcome["progressive"])
             if "round_state" in state:
                 r.state = state["round_state"]
             r.mode = mode
@@ -869,6 +872,14 @@ class TableService:
         fp = fingerprint("POST", f"tables/{code}/rounds/{number}/settle", body)
         res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
         return res.status, res.body, res.replayed
+
+    def _verify_progressive(self, principal: Principal, mode: str, number: int, progressive: dict) -> None:
+        """Dealer-entered cards that win a large progressive award: a supervisor settles (verifies) the round."""
+        big = max((a["amount"] for a in progressive.get("awards", [])), default=0)
+        limit = self.ctx.settings.table_progressive_verify_won
+        if mode == "input" and big >= limit and principal.role not in ("supervisor", "admin"):
+            raise Forbidden(f"round {number}: a progressive award of ₩{big:,} on dealer-entered cards (₩{limit:,} or "
+                            f"more) is verified and settled by a supervisor", field="round")
 
     def _pay_progressive(self, uow, t: GameTable, number: int, rules, bets: list[Bet], outcome, settlements) -> dict:
         """The round's progressive on the jackpot controller, in this transaction: every progressive stake

@@ -158,7 +158,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tables.create_table": staff("operator"), "tables.update_table": staff("operator"),
     "tables.sit": staff("pit", "operator"), "tables.leave": staff("pit", "operator"),
     "tables.open_round": staff("pit", "operator"), "tables.no_more_bets": staff("pit", "operator"),
-    "tables.new_shoe": staff("pit", "operator"), "tables.settle": staff("pit", "operator"),
+    "tables.new_shoe": staff("pit", "operator"), "tables.settle": staff("pit", "operator", "supervisor"),
     "tables.deal": staff("pit", "operator"),
     "tables.colour_buy_in": staff("pit", "operator"), "tables.colour_cash_out": staff("pit", "operator"),
     "tables.place_bet": PLAYER | staff("pit", "operator"),

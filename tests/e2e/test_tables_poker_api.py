@@ -179,7 +179,15 @@ def test_caribbean_round_royal_takes_the_meter_and_call_paytable(api):
     ok_decide(api, "CSP-01", n, "1", "call", amount=20_000)
     ok_decide(api, "CSP-01", n, "2", "call")
     ok_decide(api, "CSP-01", n, "3", "fold")
-    s = ok_settle(api, "CSP-01", n)
+    # a ₩5M progressive on dealer-entered cards: the pit may not settle it, a supervisor verifies and settles
+    entries, wallet = api.audit()["journal_entries"], cashable(api, a)
+    r = settle(api, "CSP-01", n)
+    assert r.status_code == 403 and r.json["field"] == "round", r.json
+    assert api.audit()["journal_entries"] == entries and cashable(api, a) == wallet
+    assert level(api, "CSP_PROG")["value"] == 5_000_000
+    r = api.as_staff("supervisor", "POST", f"{T}/CSP-01/rounds/{n}/settle", {})
+    assert r.status_code == 200, r.json
+    s = r.json
     prog = s["progressive"]
     # three stakes of ₩1,000 put 25% each on the meter; the royal takes all of it; the meter restarts at its seed
     assert prog["meter_before"] == 5_000_000 and prog["contributed_milli"] == 750_000
@@ -246,7 +254,11 @@ def test_settle_retried_with_the_same_key_pays_the_progressive_once(api):
     no_more_bets(api, "CSP-01", n)
     ok_deal(api, "CSP-01", n, {"hands": {"1": ["AD", "KD", "QD", "JD", "TD"]}, "dealer": ["AS", "KS", "7C", "5S", "2S"]})
     ok_decide(api, "CSP-01", n, "1", "call")
-    key = uuid.uuid4().hex
+    key = uuid.uuid4().hex  # a ₩5M royal on dealer-entered cards: the supervisor settles (verifies) it
+
+    def settle(api, code, n, key="auto"):
+        return api.as_staff("supervisor", "POST", f"{T}/{code}/rounds/{n}/settle", {}, key=key)
+
     first = settle(api, "CSP-01", n, key=key)
     again = settle(api, "CSP-01", n, key=key)
     assert first.status_code == again.status_code == 200 and first.json == again.json
@@ -535,9 +547,11 @@ def test_three_card_and_holdem_progressives_reuse_the_table_level(api):
         ok_bet(api, "TCP-P", n, p, "progressive", 5_000, box=box)
     no_more_bets(api, "TCP-P", n)
     # the progressive pays whatever the decision (a folded mini royal is rare, but the page pays the hand)
-    s = ok_settle(api, "TCP-P", n, {"hands": {"1": ["AD", "KD", "QD"], "2": ["7S", "7H", "7C"]},
-                                    "dealer": ["2C", "5H", "9D"],
-                                    "decisions": [{"box": "1", "action": "play"}, {"box": "2", "action": "fold"}]})
+    r = api.as_staff("supervisor", "POST", f"{T}/TCP-P/rounds/{n}/settle",  # a ₩2M award: the supervisor settles
+                     {"hands": {"1": ["AD", "KD", "QD"], "2": ["7S", "7H", "7C"]}, "dealer": ["2C", "5H", "9D"],
+                      "decisions": [{"box": "1", "action": "play"}, {"box": "2", "action": "fold"}]})
+    assert r.status_code == 200, r.json
+    s = r.json
     got = [(x["box"], x["hand"], x["amount"]) for x in s["progressive"]["awards"]]
     assert got == [("1", "mini_royal", 2_000_000 + 2 * 1_000), ("2", "three_kind", 150_000)]
     assert level(api, "TCP_PROG")["value"] == 2_000_000
@@ -555,7 +569,11 @@ def test_three_card_and_holdem_progressives_reuse_the_table_level(api):
     ok_decide(api, "HB-P", n, "2", "fold")  # three queens on the flop, forfeited
     ok_decide(api, "HB-P", n, "1", "check")
     ok_decide(api, "HB-P", n, "1", "check")
-    s = ok_settle(api, "HB-P", n)
+    r = api.as_staff("pit", "POST", f"{T}/HB-P/rounds/{n}/settle", {})  # a ₩3M award on entered cards
+    assert r.status_code == 403 and r.json["field"] == "round"
+    r = api.as_staff("supervisor", "POST", f"{T}/HB-P/rounds/{n}/settle", {})
+    assert r.status_code == 200, r.json
+    s = r.json
     assert [(x["box"], x["hand"], x["amount"]) for x in s["progressive"]["awards"]] == [
         ("1", "royal_flush", 3_000_000 + 2 * 1_000)]
     replayed(api, "HB-P", n)

@@ -59,7 +59,7 @@ def _accounted(lv: dict) -> bool:
 
 def test_concurrent_settlement_retries_pay_the_royal_once(pg_app, pg_api):
     api = pg_api
-    token = api.staff_token("pit")
+    token = api.staff_token("supervisor")  # a ₩5M royal on dealer-entered cards is settled by a supervisor
     a, b = _player(api), _player(api)
     for seat, pid in (("1", a), ("2", b)):
         _ok(api.as_staff("pit", "POST", f"{T}/CSP-01/seats", {"seat": seat, "player_id": pid}, key=None), 201)
@@ -136,7 +136,7 @@ def test_two_royals_in_one_round_share_the_meter_exactly(pg_app, pg_api):
                       "dealer": ["AC", "KD", "8C", "6D", "3S"]}, key=None), 201)
     for box in ("1", "2", "3"):
         _ok(api.as_staff("pit", "POST", f"{T}/CSP-S/rounds/{n}/decisions", {"box": box, "action": "call"}))
-    s = _ok(api.as_staff("pit", "POST", f"{T}/CSP-S/rounds/{n}/settle", {}))
+    s = _ok(api.as_staff("supervisor", "POST", f"{T}/CSP-S/rounds/{n}/settle", {}))  # verified awards
     meter_milli = grown["value_milli"] + 3 * 333_333  # this round's contributions come first
     share = meter_milli // 1000 // 2
     awards = s["progressive"]["awards"]
