@@ -11,10 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, Integer, String, UniqueConstraint, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
 from slotsys.adapters.db import Base, TZDateTime, utcnow
 from slotsys.domain.errors import NotFound
+from table_games.adapters.base import ByCodeRepo
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")
 
@@ -82,34 +83,9 @@ class MahjongHand(Base):
     )
 
 
-class MahjongRepo:
-    def __init__(self, session: Session) -> None:
-        self.s = session
-
-    def add(self, obj) -> None:
-        self.s.add(obj)
-        self.s.flush()
-
-    def delete(self, obj) -> None:
-        self.s.delete(obj)
-        self.s.flush()
-
-    def all(self) -> list[MahjongTable]:
-        return list(self.s.scalars(select(MahjongTable).order_by(MahjongTable.code)))
-
-    def find(self, code: str) -> MahjongTable | None:
-        return self.s.scalar(select(MahjongTable).where(MahjongTable.code == code))
-
-    def get(self, code: str, *, for_update: bool = False) -> MahjongTable:
-        stmt = select(MahjongTable).where(MahjongTable.code == code)
-        if for_update:
-            stmt = stmt.with_for_update()
-        t = self.s.scalar(stmt)
-        if t is None:
-            raise NotFound(f"no mahjong table {code!r}", field="code")
-        if for_update:
-            self.s.refresh(t)
-        return t
+class MahjongRepo(ByCodeRepo):
+    model = MahjongTable
+    noun = "mahjong table"
 
     def seats(self, table_id: int) -> list[MahjongSeat]:
         return list(self.s.scalars(select(MahjongSeat).where(MahjongSeat.table_id == table_id)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
 from slotsys.adapters.db import Base, TZDateTime, utcnow
 from slotsys.domain.errors import NotFound
+from table_games.adapters.base import ByCodeRepo
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")
 
@@ -66,36 +67,11 @@ class PokerHand(Base):
                       CheckConstraint("rake >= 0", name="rake"))
 
 
-class PokerRepo:
+class PokerRepo(ByCodeRepo):
     """Repository over the poker-room tables, bound to a unit of work's session (``PokerRepo(uow.session)``)."""
 
-    def __init__(self, session: Session) -> None:
-        self.s = session
-
-    def add(self, obj) -> None:
-        self.s.add(obj)
-        self.s.flush()
-
-    def delete(self, obj) -> None:
-        self.s.delete(obj)
-        self.s.flush()
-
-    def all(self) -> list[PokerTable]:
-        return list(self.s.scalars(select(PokerTable).order_by(PokerTable.code)))
-
-    def find(self, code: str) -> PokerTable | None:
-        return self.s.scalar(select(PokerTable).where(PokerTable.code == code))
-
-    def get(self, code: str, *, for_update: bool = False) -> PokerTable:
-        stmt = select(PokerTable).where(PokerTable.code == code)
-        if for_update:
-            stmt = stmt.with_for_update()
-        t = self.s.scalar(stmt)
-        if t is None:
-            raise NotFound(f"no poker table {code!r}", field="code")
-        if for_update:
-            self.s.refresh(t)
-        return t
+    model = PokerTable
+    noun = "poker table"
 
     def seats(self, table_id: int) -> list[PokerSeat]:
         return list(self.s.scalars(select(PokerSeat).where(PokerSeat.table_id == table_id).order_by(PokerSeat.seat)))

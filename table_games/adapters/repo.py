@@ -3,50 +3,26 @@
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from slotsys.domain.errors import NotFound
+from table_games.adapters.base import ByCodeRepo
 from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
 
 
-class TableRepo:
-    def __init__(self, session: Session) -> None:
-        self.s = session
-
-    def add(self, obj) -> None:
-        self.s.add(obj)
-        self.s.flush()
-
-    def all(self) -> list[GameTable]:
-        return list(self.s.scalars(select(GameTable).order_by(GameTable.code)))
-
-    def get(self, code: str, *, for_update: bool = False) -> GameTable:
-        stmt = select(GameTable).where(GameTable.code == code)
-        if for_update:
-            stmt = stmt.with_for_update()
-        t = self.s.scalar(stmt)
-        if t is None:
-            raise NotFound(f"no table {code!r}", field="code")
-        if for_update:
-            self.s.refresh(t)
-        return t
+class TableRepo(ByCodeRepo):
+    model = GameTable
+    noun = "table"
 
     def seats(self, table_id: int) -> list[TableSeat]:
         return list(self.s.scalars(select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)))
 
-    def delete(self, obj) -> None:
-        self.s.delete(obj)
-        self.s.flush()
-
     def round(self, table_id: int, number: int, *, for_update: bool = False) -> TableRound:
         stmt = select(TableRound).where(TableRound.table_id == table_id, TableRound.number == number)
-        if for_update:
-            stmt = stmt.with_for_update()
+        if for_update:  # lock and reload in one statement
+            stmt = stmt.with_for_update().execution_options(populate_existing=True)
         r = self.s.scalar(stmt)
         if r is None:
             raise NotFound(f"no round {number} at this table", field="round")
-        if for_update:
-            self.s.refresh(r)
         return r
 
     def rounds(self, table_id: int, *, shoe_no: int | None = None, limit: int = 100) -> list[TableRound]:
