@@ -6,10 +6,16 @@ Setup: a fresh PostgreSQL database (created here, dropped at the end), migrated 
 demo floor, plus N load machines (asset L0001…, MASS zone, ₩100, both demo games, so every wager
 feeds the Mass and floor-wide jackpot levels), each funded with a ₩5,000,000 bill-in entry.
 
-Load: P client processes (asyncio + httpx). ``--interval S`` (open loop, the default): every machine
-spins once every S seconds on its own schedule (a 3,000-machine floor at one spin per 3 s offers
-1,000 spins/s); latency is measured from the scheduled start, so a server that falls behind shows
-it (no coordinated omission). ``--closed C``: C connections spin back to back (the ceiling).
+Load, ``--driver httpx`` (the default): P client processes (asyncio + httpx). ``--interval S`` (open
+loop): every machine spins once every S seconds on its own schedule (a 3,000-machine floor at one spin
+per 3 s offers 1,000 spins/s); latency is measured from the scheduled start, so a server that falls
+behind shows it (no coordinated omission). ``--closed C``: C connections spin back to back (the ceiling).
+The Python client costs about as much CPU per request as the server on this 2-core box, so its figures
+understate the server. ``--driver wrk`` (Debian's wrk, C, with ``bench/floor_wrk.lua``): ``--closed C``
+connections back to back, or one keep-alive connection per machine that spins ``--interval`` seconds
+after its last result (a closed system with think time: the rate offered falls if the server slows,
+so the achieved rate is printed beside the most it could offer). ``--pyspy DIR`` records each gunicorn
+worker with py-spy (``--gil``: Python CPU only) for ``bench/pyspy_summary.py``.
 
 Printed: spins/s achieved vs offered, p50/p95/p99 latency, errors by kind, the ledger audit and the
 jackpot audit after the run, GET /healthz req/s through the same gunicorn, pgbench tps of the
@@ -18,6 +24,8 @@ round + wager + meters, on the load machines' own rows), and spins/s as a ratio 
 
     .venv/bin/python bench/floor_load.py --machines 3000 --interval 3 --seconds 30
     .venv/bin/python bench/floor_load.py --machines 200 --closed 32 --seconds 20
+    .venv/bin/python bench/floor_load.py --machines 300 --closed 16 --seconds 30 --driver wrk
+    .venv/bin/python bench/floor_load.py --machines 3000 --interval 3 --seconds 30 --driver wrk --wrk-threads 2
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import multiprocessing as mp
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -181,6 +190,33 @@ def run_load(base: str, machines: list[dict], procs: int, seconds: float, interv
     return lat, errors, last - t0  # the rate counts until the last spin completed
 
 
+def run_wrk(base: str, machines: list[dict], connections: int, seconds: float, threads: int, tmp: Path,
+            think_s: float = 0.0) -> dict:
+    """Driven by wrk (C, epoll; the client costs a fraction of the Python one's CPU): ``connections``
+    keep-alive connections spin for ``seconds``, back to back, or (``think_s``) each as a machine that
+    waits for its result and then ``think_s`` before the next spin. Returns wrk's figures."""
+    path = tmp / "machines.txt"
+    path.write_text("".join(
+        f"{m['asset']} {m['key']} "
+        + (json.dumps({"lines": 1, "multiplier": 1}) if m["game"].endswith("_50") else json.dumps({"reels": 1, "multiplier": 1})).replace(" ", "")
+        + "\n" for m in machines))
+    r = subprocess.run(["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds:g}s", "--timeout", "30s",
+                        "-s", str(ROOT / "bench" / "floor_wrk.lua"), base, "--", str(path), uuid.uuid4().hex[:12],
+                        str(int(think_s * 1000)), str(max(1, connections // threads))],
+                       capture_output=True, text=True)
+    line = next((ln for ln in r.stdout.splitlines() if ln.startswith("WRK ")), None)
+    if line is None:
+        raise SystemExit(f"wrk failed: {r.stdout[-2000:]} {r.stderr[-2000:]}")
+    return json.loads(line[4:])
+
+
+def healthz_wrk(base: str, seconds: float, connections: int = 16) -> float:
+    r = subprocess.run(["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds:g}s", base + "/healthz"],
+                       capture_output=True, text=True)
+    m = re.search(r"Requests/sec:\s+([\d.]+)", r.stdout)
+    return float(m.group(1)) if m else float("nan")
+
+
 def healthz_rate(base: str, seconds: float, clients: int = 16) -> float:
     import httpx
     import threading
@@ -263,13 +299,26 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--port", type=int, default=8797)
+    ap.add_argument("--worker-class", default="gthread", choices=("gthread", "sync"))
+    ap.add_argument("--driver", default="httpx", choices=("httpx", "wrk"),
+                    help="load client: httpx (Python, open or closed loop) or wrk (C; Debian package wrk): "
+                         "--closed C connections back to back, or one connection per machine with --interval "
+                         "as the think time after each result")
+    ap.add_argument("--worker-connections", type=int, default=1000, help="gunicorn's per-worker connection limit")
+    ap.add_argument("--keep-alive", type=int, default=10,
+                    help="gunicorn's idle keep-alive seconds (above the think time, or machines reconnect)")
+    ap.add_argument("--wrk-threads", type=int, default=1)
+    ap.add_argument("--pyspy", metavar="DIR", help="record each gunicorn worker with py-spy during the load "
+                    "(collapsed stacks, DIR/worker-<pid>.txt; summarise with bench/pyspy_summary.py)")
     args = ap.parse_args()
+    if args.driver == "wrk" and not shutil.which("wrk"):
+        ap.error("wrk not found: apt-get install wrk")
 
     name = f"slotsys_load_{uuid.uuid4().hex[:8]}"
     db_url = args.pg.rsplit("/", 1)[0] + "/" + name
     tmp = Path(tempfile.mkdtemp(prefix="floor-load-"))
     env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=args.redis, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
-               SLOTSYS_LOG_LEVEL="WARNING", SLOTSYS_LOG_JSON="true", PYTHONUNBUFFERED="1")
+               SLOTSYS_LOG_LEVEL=os.environ.get("BENCH_LOG_LEVEL", "WARNING"), SLOTSYS_LOG_JSON="true", PYTHONUNBUFFERED="1")
     subprocess.run(["psql", args.pg, "-qc", f'CREATE DATABASE "{name}"'], check=True)
     procs: list[subprocess.Popen] = []
     base = f"http://127.0.0.1:{args.port}"
@@ -285,23 +334,45 @@ def main() -> int:
                                        "--concurrency", "2", "--loglevel", "WARNING"], env=env, cwd=ROOT,
                                       stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w")))
         procs.append(subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
-                                       "gthread", "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
-                                       "slotsys.wsgi:app"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                       args.worker_class, "--worker-connections", str(args.worker_connections), "--keep-alive", str(args.keep_alive), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+                                       "slotsys.wsgi:app"], env=env, cwd=ROOT, stdout=open(tmp / "web.out", "w"),
                                       stderr=open(tmp / "web.log", "w")))
         wait_ready(base)
 
-        base_rate = healthz_rate(base, 5)
         interval = None if args.closed else args.interval
-        lat, errors, secs = run_load(base, machines, args.procs, args.seconds, interval, args.closed)
-        rate = len(lat) / secs if secs > 0 else 0.0
+        wrk = None
+        spies = []
+        if args.pyspy:
+            Path(args.pyspy).mkdir(parents=True, exist_ok=True)
+            master = procs[-1].pid
+            kids = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True).stdout.split()
+            spies = [subprocess.Popen([BIN / "py-spy", "record", "--format", "raw", "--gil", "--nonblocking", "--pid", pid, "--duration",
+                                       str(int(args.seconds)), "--rate", "200", "-o", str(Path(args.pyspy) / f"worker-{pid}.txt")],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in kids]
+        if args.driver == "wrk":
+            base_rate = healthz_wrk(base, 5)
+            if args.closed:
+                wrk = run_wrk(base, machines, args.closed, args.seconds, args.wrk_threads, tmp)
+            else:  # one connection per machine, each thinking --interval between its result and its next spin
+                wrk = run_wrk(base, machines, len(machines), args.seconds, args.wrk_threads, tmp, think_s=args.interval)
+            ok = wrk["requests"] - wrk["non2xx"]
+            rate = ok / (wrk["duration_us"] / 1e6)
+            errors = {k: v for k, v in (("non-2xx", wrk["non2xx"]), ("connect", wrk["connect"]), ("read", wrk["read"]),
+                                         ("timeout", wrk["timeout"])) if v}
+        else:
+            base_rate = healthz_rate(base, 5)
+            lat, errors, secs = run_load(base, machines, args.procs, args.seconds, interval, args.closed)
+            rate = len(lat) / secs if secs > 0 else 0.0
         offered = (len(machines) / args.interval) if interval else float("nan")
+        for sp in spies:
+            sp.wait(timeout=60)
         time.sleep(3)  # the sequencer folds the last wagers
 
         import httpx
 
         auditor = next(s for s in creds["staff"] if s["role"] == "auditor")
-        tok = httpx.post(base + "/api/v1/auth/login", json={"username": auditor["username"],
-                                                             "password": auditor["password"]}).json()["token"]
+        tok = httpx.post(base + "/api/v1/auth/login", json={"username": auditor["username"],  # after a backlog drains
+                                                             "password": auditor["password"]}, timeout=120).json()["token"]
         audit = httpx.get(base + "/api/v1/audit/ledger", headers={"Authorization": f"Bearer {tok}"}, timeout=120).json()
         for p in procs:
             p.terminate()
@@ -310,13 +381,23 @@ def main() -> int:
         procs.clear()
         tps = pgbench_spin(db_url, 16, 10)
 
-        mode = f"open loop, one spin per machine every {args.interval:g} s" if interval else f"closed loop, {args.closed} connections"
-        print(f"floor: {len(machines):,} machines, {mode}, {args.seconds:g} s; gunicorn {args.workers}×{args.threads} gthread, "
-              f"PostgreSQL + Redis + 1 Celery worker; {args.procs} client processes")
+        if wrk and interval:
+            mode = (f"{len(machines):,} connections (one per machine), each spinning {args.interval:g} s after its last "
+                    f"result (at most {offered:,.0f} spins/s)")
+        else:
+            mode = f"open loop, one spin per machine every {args.interval:g} s" if interval else f"closed loop, {args.closed} connections"
+        client = f"wrk {args.wrk_threads} thread(s)" if wrk else f"{args.procs} httpx client processes"
+        print(f"floor: {len(machines):,} machines, {mode}, {args.seconds:g} s; gunicorn {args.workers}×{args.threads} "
+              f"{args.worker_class}, PostgreSQL + Redis + 1 Celery worker; {client}")
         if interval:
             print(f"offered: {offered:,.0f} spins/s")
-        print(f"spins: {rate:,.1f} spins/s  p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  p99 {pct(lat, 99):.1f} ms"
-              f"  ({len(lat):,} ok, errors {errors or 0})")
+        if wrk:
+            print(f"spins: {rate:,.1f} spins/s  p50 {wrk['p50'] / 1000:.1f} ms  p95 {wrk['p95'] / 1000:.1f} ms  "
+                  f"p99 {wrk['p99'] / 1000:.1f} ms  max {wrk['max'] / 1000:.1f} ms  ({wrk['requests']:,} sent, "
+                  f"errors {errors or 0}{', statuses ' + str(wrk['statuses']) if wrk['statuses'] else ''})")
+        else:
+            print(f"spins: {rate:,.1f} spins/s  p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  p99 {pct(lat, 99):.1f} ms"
+                  f"  ({len(lat):,} ok, errors {errors or 0})")
         jp = audit.get("jackpots", [])
         print(f"audit: balanced={audit.get('balanced')} (journal entries {audit.get('journal_entries'):,}, sum of balances "
               f"{audit.get('sum_of_balances')}, tickets agree {audit.get('tickets', {}).get('agrees')}, "

@@ -80,10 +80,15 @@ def main() -> int:
             background = collections.Counter()  # the jackpot sequencer's thread folds wagers meanwhile
             request_thread = threading.get_ident()
 
+            pipelined = [0]  # statements sent in a psycopg pipeline (write-behind): one round trip with COMMIT
+
             @event.listens_for(engine, "before_cursor_execute")
             def _count(conn, cursor, statement, parameters, context, executemany):
                 if counting[0]:
-                    (stmts if threading.get_ident() == request_thread else background)[" ".join(statement.split())[:90]] += 1
+                    mine = threading.get_ident() == request_thread
+                    (stmts if mine else background)[" ".join(statement.split())[:90]] += 1
+                    if mine and getattr(conn.connection.driver_connection, "_pipeline", None) is not None:
+                        pipelined[0] += 1
 
             client = app.test_client()
             mach = next(m for m in creds["machines"] if m["asset"].startswith("M"))
@@ -126,7 +131,9 @@ def main() -> int:
             counting[0] = False
             n = args.n
             print(f"{args.what} on {'PostgreSQL' if args.pg else 'SQLite'}: {n} operations in-process")
-            print(f"  statements per {args.what}: {sum(stmts.values()) / n:.2f}")
+            total_stmts = sum(stmts.values())
+            print(f"  statements per {args.what}: {total_stmts / n:.2f}, of which {pipelined[0] / n:.2f} go with COMMIT "
+                  f"in one pipeline: round trips (statements + COMMIT) {(total_stmts - pipelined[0]) / n + 1:.2f}")
             print(f"  wall ms per {args.what}: {wall / n * 1000:.2f}   CPU ms: {cpu / n * 1000:.2f}")
             for s, c in stmts.most_common():
                 print(f"   {c / n:5.2f}  {s}")

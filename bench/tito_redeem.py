@@ -163,6 +163,42 @@ def run_phase(base: str, terms: list[dict], take: int, interval: float | None) -
     return {"elapsed": elapsed, "all": every, "by_kind": lat, "errors": errors}
 
 
+def run_wrk_phase(base: str, terms: list[dict], take: int, think_ms: float, seconds: float, tmp: Path) -> dict:
+    """The same terminals driven by wrk (C, epoll; Debian package ``wrk``): one wrk thread and one
+    keep-alive connection per terminal, each presenting its next ticket when the last is answered,
+    after ``think_ms`` (0: back to back). The client costs a sliver of the Python threads' CPU, so the
+    latency is the server's. Returns wrk's figures (µs) and the redemptions per second."""
+    lines = []
+    for term in terms:
+        path = {"cage": "/api/v1/cage/redeem", "kiosk": "/api/v1/kiosk/redeem"}.get(term["kind"]) or \
+            f"/api/v1/machines/{term['asset']}/ticket-in"
+        mine = [term["tickets"].pop() for _ in range(min(take, len(term["tickets"])))]
+        lines.append(f"{path} {term['token']} {','.join(mine)}\n")
+    f = tmp / f"terminals-{uuid.uuid4().hex[:6]}.txt"
+    f.write_text("".join(lines))
+    n = len(terms)
+    r = subprocess.run(["wrk", "-t", str(n), "-c", str(n), "-d", f"{seconds:g}s", "--timeout", "30s",
+                        "-s", str(ROOT / "bench" / "tito_wrk.lua"), base, "--", str(f), uuid.uuid4().hex[:10],
+                        str(int(think_ms))], capture_output=True, text=True)
+    line = next((ln for ln in r.stdout.splitlines() if ln.startswith("WRK ")), None)
+    if line is None:
+        raise SystemExit(f"wrk failed: {r.stdout[-2000:]} {r.stderr[-2000:]}")
+    w = json.loads(line[4:])
+    w["per_s"] = (w["requests"] - w["non2xx"]) / (w["duration_us"] / 1e6)
+    return w
+
+
+def report_wrk(name: str, w: dict) -> dict:
+    out = {"phase": name, "driver": "wrk", "redemptions_per_s": round(w["per_s"], 1), "n": w["requests"],
+           **{f"{k}_ms": round(w[k] / 1000, 2) for k in ("p50", "p95", "p99", "max", "mean")},
+           "errors": {k: v for k, v in (("non-2xx", w["non2xx"]), ("connect", w["connect"]), ("read", w["read"]),
+                                         ("timeout", w["timeout"])) if v}, "statuses": w["statuses"]}
+    print(f"\n{name} [wrk]: {out['n']} redemptions = {out['redemptions_per_s']}/s; p50 {out['p50_ms']} ms, "
+          f"p95 {out['p95_ms']} ms, p99 {out['p99_ms']} ms, max {out['max_ms']} ms; errors {out['errors'] or 0}"
+          f"{' ' + str(out['statuses']) if out['statuses'] else ''}")
+    return out
+
+
 def healthz_baseline(base: str, clients: int, seconds: float) -> dict:
     """The same clients hammering the cheapest endpoint: what this box's HTTP stack can do right now."""
     lat: list[float] = []
@@ -215,6 +251,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--port", type=int, default=8798)
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--driver", default="python", choices=("python", "wrk"),
+                    help="load client for the paced and closed phases: Python threads (httpx, per-channel "
+                         "figures) or wrk (C; Debian package wrk), one connection per terminal")
     args = ap.parse_args()
     if not args.pg or not args.pg.startswith("postgresql"):
         sys.exit("needs --pg postgresql://… (or DATABASE_URL)")
@@ -233,7 +272,7 @@ def main() -> None:
         env = dict(os.environ, DATABASE_URL=url, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
                    SLOTSYS_LOG_LEVEL="WARNING", SLOTSYS_LOG_JSON="true", PYTHONPATH=str(ROOT))
         env.pop("REDIS_URL", None)
-        proc = subprocess.Popen([str(BIN / "gunicorn"), "-w", str(args.workers), "--threads", str(args.threads), "-k",
+        proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
                                  "gthread", "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
                                  "slotsys.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{args.port}"
@@ -256,11 +295,19 @@ def main() -> None:
         baseline = healthz_baseline(base, len(terms), 5.0)
         print(f"baseline GET /healthz, {len(terms)} clients back to back on the same gunicorn: "
               f"{baseline['per_s']}/s, p50 {baseline['p50_ms']} ms, p99 {baseline['p99_ms']} ms")
-        figures = [report("one terminal alone (service time, no queueing)", run_phase(base, terms[:1], 20, None)),
-                   report(f"paced ({args.terminals} terminals, one ticket each every {args.interval:.0f} ms)",
-                          run_phase(base, terms, args.paced - 1, args.interval / 1000)),
-                   report(f"closed loop ({args.terminals} terminals, back to back)",
-                          run_phase(base, terms, args.closed, None))]
+        figures = [report("one terminal alone (service time, no queueing)", run_phase(base, terms[:1], 20, None))]
+        if args.driver == "wrk":
+            figures += [
+                report_wrk(f"paced ({args.terminals} terminals, each presents a ticket {args.interval:.0f} ms after "
+                           f"the last was answered)",
+                           run_wrk_phase(base, terms, args.paced - 1, args.interval, (args.paced - 3) * args.interval / 1000, tmp)),
+                report_wrk(f"closed loop ({args.terminals} terminals, back to back)",
+                           run_wrk_phase(base, terms, args.closed, 0, 10, tmp))]
+        else:
+            figures += [report(f"paced ({args.terminals} terminals, one ticket each every {args.interval:.0f} ms)",
+                               run_phase(base, terms, args.paced - 1, args.interval / 1000)),
+                        report(f"closed loop ({args.terminals} terminals, back to back)",
+                               run_phase(base, terms, args.closed, None))]
         print(f"load average (1/5/15 min) at the end: {os.getloadavg()}")
         audit = httpx.get(f"{base}/api/v1/audit/ledger", headers={"Authorization": f"Bearer {auditor['token']}"}).json()
         print(f"\nledger balanced: {audit['balanced']}; outstanding ₩{audit['tickets']['ledger_outstanding']:,} = "

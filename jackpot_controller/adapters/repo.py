@@ -7,6 +7,8 @@ from datetime import datetime
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
+from slotsys.adapters.db import execute_or_defer
+
 from jackpot_controller.adapters.tables import (
     JackpotEvent,
     JackpotFold,
@@ -20,7 +22,7 @@ UNPAID = ("hit", "claimed", "handpay", "verification")
 OPEN_CLAIM = ("hit", "claimed")
 
 
-_NEW_WAGER = insert(JackpotWager.__table__)  # built once; compiled form cached
+_NEW_WAGER = insert(JackpotWager.__table__).inline()  # built once; no implicit RETURNING (write-behind)
 
 
 class LevelRepo:
@@ -51,9 +53,10 @@ class LevelRepo:
         return level
 
     # -- wagers (the sequencer's queue)
-    def record_wager(self, **values) -> None:
-        """One INSERT in the spin's transaction (no hot row is touched)."""
-        self.s.connection().execute(_NEW_WAGER, values)
+    def record_wager(self, *, defer: bool = False, **values) -> None:
+        """One INSERT in the spin's transaction (no hot row is touched); ``defer``: it may wait for
+        the commit when the unit of work batches its writes (not when the spin itself folds it)."""
+        execute_or_defer(self.s, _NEW_WAGER, values, allowed=defer)
 
     def has_pending(self) -> bool:
         return self.s.scalar(select(JackpotWager.id).where(JackpotWager.fold_id.is_(None)).limit(1)) is not None

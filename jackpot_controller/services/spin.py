@@ -30,10 +30,11 @@ def on_wager(uow, ctx: ServiceContext, machine: Machine, bet_won: int, game_numb
 
     svc = service_for(ctx)
     keys = tuple(str(k) for k in (getattr(outcome, "progressive", None) or ()))
-    uow.levels.record_wager(machine_id=machine.id, asset=machine.asset_number, zone=machine.zone,
+    in_spin = svc.in_spin(uow)
+    uow.levels.record_wager(defer=not in_spin, machine_id=machine.id, asset=machine.asset_number, zone=machine.zone,
                             bank=machine.bank or "", game_number=game_number, bet_won=bet_won,
                             progressive=",".join(keys)[:200], created_at=ctx.clock.now())
-    if not svc.in_spin(uow):
+    if not in_spin:
         uow.after_commit(svc.kick)
         return [], 0
     res = svc.fold_in(uow)

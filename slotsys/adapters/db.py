@@ -24,6 +24,7 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.sql.dml import Insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -186,6 +187,25 @@ class StaffToken(Base):
 
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
 Index("ix_game_rounds_created_at", GameRound.created_at)  # the floor screens' "today" figures (migration 0011)
+
+
+WRITE_BEHIND = "slotsys_write_behind"  # Session.info key: the unit of work's queue of deferred writes
+
+
+def execute_or_defer(session, stmt, params, *, allowed: bool = True) -> None:
+    """Execute a Core statement that returns no rows (INSERT/UPDATE without RETURNING) on the
+    session's connection, or, when the unit of work batches its writes
+    (``SqlUnitOfWork.write_behind``) and ``allowed``, queue it for the commit: the queued
+    statements run in order right before COMMIT, on PostgreSQL in one round trip (psycopg
+    pipeline mode). A deferred write must not be read back in the same transaction; a deferred
+    INSERT is made ``inline`` (no implicit RETURNING of its key, which a pipeline cannot return)."""
+    queue = session.info.get(WRITE_BEHIND)
+    if queue is None or not allowed:
+        session.connection().execute(stmt, params)
+    else:
+        if isinstance(stmt, Insert) and not stmt._inline:
+            stmt = stmt.inline()
+        queue.append((stmt, params))
 
 
 def make_engine(url: str, *, echo: bool = False, pool_size: int = 10, max_overflow: int = 20,

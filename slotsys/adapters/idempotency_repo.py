@@ -7,7 +7,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import IdempotencyRecord, utcnow
+from slotsys.adapters.db import IdempotencyRecord, execute_or_defer, utcnow
 
 
 _T = IdempotencyRecord.__table__
@@ -40,4 +40,4 @@ class IdempotencyRepo:
         )
 
     def complete(self, record_id: int, status_code: int, response: dict) -> None:
-        self.s.connection().execute(_COMPLETE, {"rid": record_id, "status_code": status_code, "response": response})
+        execute_or_defer(self.s, _COMPLETE, {"rid": record_id, "status_code": status_code, "response": response})

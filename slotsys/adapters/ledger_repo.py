@@ -6,7 +6,7 @@ from sqlalchemy import BigInteger, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import Account, JournalEntryRow, PostingRow, utcnow
+from slotsys.adapters.db import Account, JournalEntryRow, PostingRow, execute_or_defer, utcnow
 from slotsys.domain.errors import InsufficientFunds, NotFound
 from slotsys.domain.ledger import AccountType, JournalEntry
 
@@ -21,7 +21,7 @@ _ADD_TO_BALANCE = (
     .returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign, _ACCOUNTS.c.non_negative)
 )
 _NEW_ENTRY = insert(_ENTRIES).returning(_ENTRIES.c.id)
-_NEW_POSTINGS = insert(PostingRow.__table__)
+_NEW_POSTINGS = insert(PostingRow.__table__).inline()
 _BALANCE_OF = select(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign).where(_ACCOUNTS.c.code == bindparam("code"))
 
 
@@ -32,6 +32,13 @@ class LedgerRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
         self._ids = self._id_cache.setdefault(str(session.get_bind().url), {})
+        # normal balance of each account this transaction posted to, as its UPDATE … RETURNING
+        # reported it (the row stays locked until the transaction ends, so it cannot change under us)
+        self._after: dict[str, int] = {}
+
+    def forget(self) -> None:
+        """Drop the balances remembered from this transaction's postings (after a rollback)."""
+        self._after.clear()
 
     # -- accounts
     def ensure_account(self, code: str, type_: AccountType, *, non_negative: bool = False) -> int:
@@ -54,7 +61,10 @@ class LedgerRepo:
         return acc_id
 
     def balance(self, code: str) -> int:
-        """Normal balance in won (credits on a credit meter are positive)."""
+        """Normal balance in won (credits on a credit meter are positive). An account this
+        transaction has posted to answers from its posting's RETURNING, without a round trip."""
+        if code in self._after:
+            return self._after[code]
         row = self.s.connection().execute(_BALANCE_OF, {"code": code}).one_or_none()
         if row is None:
             raise NotFound(f"account {code!r} does not exist")
@@ -72,6 +82,7 @@ class LedgerRepo:
         net = entry.net_by_account()  # accounts whose net change is zero need no balance update
         ids = {p.account: self.account_id(p.account) for p in entry.postings}
         conn = self.s.connection()
+        after: dict[str, int] = {}
         for code in sorted(net, key=lambda c: ids[c]):
             label = (labels or {}).get(code, code)
             try:
@@ -83,16 +94,19 @@ class LedgerRepo:
                     f"{label} would go below zero (short by {-row.balance * row.normal_sign} won)",
                     account=code,
                 )
+            after[code] = row.balance * row.normal_sign
         entry_id = conn.execute(
             _NEW_ENTRY, {"kind": entry.kind, "memo": entry.memo[:200], "refs": entry.refs, "created_at": utcnow()}
         ).scalar_one()
-        conn.execute(
+        execute_or_defer(
+            self.s,
             _NEW_POSTINGS,
             [
                 {"entry_id": entry_id, "account_id": ids[p.account], "amount": p.amount, "memo": p.memo[:80]}
                 for p in entry.postings
             ],
         )
+        self._after.update(after)  # only once the whole entry is applied
         return entry_id
 
     # -- audit

@@ -8,7 +8,8 @@ from sqlalchemy import BigInteger, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from slotsys.adapters.db import GameRound, Machine, StaffToken, StaffUser, Zone, utcnow
+from slotsys.adapters.db import Account, GameRound, Machine, StaffToken, StaffUser, Zone, execute_or_defer, utcnow
+from slotsys.adapters.players_tables import PlayerSession
 from slotsys.domain.errors import NotFound
 
 
@@ -32,6 +33,24 @@ class MachineRepo:
         if m is None:
             raise NotFound(f"machine {asset!r} is not on the floor", field="asset")
         return m
+
+    def get_for_play(self, asset: str, credits_code: str) -> tuple[Machine, int, bool]:
+        """The spin's first statement: the machine row locked (as ``get(for_update=True)``), with its
+        credit meter's balance in won (account ``credits_code``) and whether a player session is
+        open on it, read in the same statement (one round trip instead of three)."""
+        a = Account.__table__
+        credits = (select(a.c.balance * a.c.normal_sign).where(a.c.code == credits_code).scalar_subquery())
+        carded = (select(PlayerSession.id).where(PlayerSession.machine_id == Machine.id,
+                                                    PlayerSession.status == "open").exists())
+        stmt = (select(Machine, credits, carded).where(Machine.asset_number == asset)
+                .with_for_update(of=Machine.__table__))
+        row = self.s.execute(stmt).one_or_none()
+        if row is None:
+            raise NotFound(f"machine {asset!r} is not on the floor", field="asset")
+        m, balance, is_carded = row
+        if balance is None:
+            raise NotFound(f"account {credits_code!r} does not exist")
+        return m, int(balance), bool(is_carded)
 
     def get_by_id(self, machine_id: int) -> Machine:
         m = self.s.get(Machine, machine_id)
@@ -65,7 +84,7 @@ class MachineRepo:
                 )
                 _METER_UPDATES[shape] = stmt
             params = {"mid": machine_id, **{f"d_{k}": v for k, v in deltas.items()}, **{f"s_{k}": v for k, v in sets.items()}}
-            self.s.connection().execute(stmt, params)
+            execute_or_defer(self.s, stmt, params)
         if not isinstance(machine, int):
             for k, v in (set_values or {}).items():
                 set_committed_value(machine, k, v)
@@ -79,7 +98,7 @@ class MachineRepo:
             self.s.flush()
 
 
-_NEW_ROUND = insert(GameRound.__table__)
+_NEW_ROUND = insert(GameRound.__table__).inline()  # no implicit RETURNING: it may go with the commit
 
 
 class GameRoundRepo:
@@ -89,7 +108,7 @@ class GameRoundRepo:
     def add(self, **row) -> None:
         """Record one game (columns of :class:`GameRound`); a Core INSERT, no ORM object."""
         row.setdefault("created_at", utcnow())
-        self.s.connection().execute(_NEW_ROUND, row)
+        execute_or_defer(self.s, _NEW_ROUND, row)
 
     def recent(self, machine_id: int, limit: int = 10) -> list[GameRound]:
         return list(

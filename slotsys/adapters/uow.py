@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Callable
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from jackpot_controller.adapters.repo import LevelRepo
+from slotsys.adapters.db import WRITE_BEHIND
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
 from slotsys.adapters.players_repo import PlayerRepo
@@ -41,18 +43,53 @@ class SqlUnitOfWork:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.session.info.pop(WRITE_BEHIND, None)
         try:
             self.session.rollback()
         finally:
             self.session.close()
 
+    def write_behind(self) -> bool:
+        """Batch this transaction's result-less writes until the commit (PostgreSQL only; a no-op
+        returning False elsewhere). Repositories queue them through ``db.execute_or_defer``;
+        ``commit`` sends them and COMMIT in one psycopg pipeline: one round trip instead of one per
+        statement. Only for use cases that never read those rows back before committing (the spin)."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            return False
+        self.session.info[WRITE_BEHIND] = []
+        return True
+
     def commit(self) -> None:
+        queue = self.session.info.pop(WRITE_BEHIND, None)
+        if queue:
+            self.session.flush()  # ORM changes first, outside the pipeline (the ORM reads rowcounts)
+            conn = self.session.connection()
+            driver = conn.connection.driver_connection
+            try:
+                with driver.pipeline():
+                    for stmt, params in queue:
+                        conn.execute(stmt, params)
+                    driver.commit()  # COMMIT rides in the same pipeline
+            except BaseException as e:
+                try:  # the server-side transaction is aborted: end it before the pool reuses the connection
+                    driver.rollback()
+                except Exception:
+                    conn.invalidate()  # a connection that cannot even roll back is not pooled again
+                dbapi_error = conn.dialect.loaded_dbapi.Error
+                if isinstance(e, dbapi_error):  # raised by psycopg itself: report it as SQLAlchemy would
+                    raise DBAPIError.instance(None, None, e, dbapi_error, connection_invalidated=conn.invalidated) from e
+                raise
+        # Outside the pipeline (after a pipelined COMMIT the server is idle and this sends nothing):
+        # the session ends its transaction and returns the connection to the pool, which must never
+        # happen while a pipeline is still open on it.
         self.session.commit()
         callbacks, self._after_commit = self._after_commit, []
         for cb in callbacks:
             cb()
 
     def rollback(self) -> None:
+        self.session.info.pop(WRITE_BEHIND, None)
+        self.ledger.forget()
         self.session.rollback()
         self._after_commit = []
 

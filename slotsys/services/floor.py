@@ -93,7 +93,8 @@ class FloorService:
         require_machine(principal, asset)
 
         def fn(uow) -> dict:
-            m = uow.machines.get(asset, for_update=True)
+            # the machine's row lock, its credits and whether a player is carded in: one statement
+            m, before, carded = uow.machines.get_for_play(asset, L.machine_credits(asset))
             _active(m)
             game = load_game(m.game_id)
             try:
@@ -102,7 +103,6 @@ class FloorService:
             except InvalidBet as e:
                 raise ValidationFailed(e.message, field=e.field) from None
             bet_won = option.credits * m.denomination
-            before = _credits(uow, asset)
             if before < bet_won:
                 raise InsufficientFunds(f"credits ₩{before:,} are less than the bet ₩{bet_won:,}", field="multiplier")
             outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
@@ -128,7 +128,7 @@ class FloorService:
             )
             # players: the carded session's meters (same deltas) and points; None when uncarded
             carded = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
-                                          now=self.ctx.clock.now())
+                                          now=self.ctx.clock.now(), carded=carded)
             od = outcome.to_dict()
             for w in od["wins"] + [w for f in od["free_games"] for w in f["wins"]]:
                 w["pay_won"] = w["pay_credits"] * m.denomination
@@ -165,7 +165,9 @@ class FloorService:
                 "player": carded,
             }
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn)
+        # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn,
+                     write_behind=True)
         metrics.record_spin(r)  # after the commit; nothing for a replay
         return r.status, r.body, r.replayed
 

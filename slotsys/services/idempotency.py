@@ -42,8 +42,11 @@ def require_key(key: str | None) -> str:
     return key
 
 
-def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable[[Any], dict], status: int = 200) -> IdemResult:
-    """Run ``fn(uow)`` once per (principal, key); ``fn`` must not commit."""
+def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable[[Any], dict], status: int = 200,
+             *, write_behind: bool = False) -> IdemResult:
+    """Run ``fn(uow)`` once per (principal, key); ``fn`` must not commit. ``write_behind``: the
+    transaction batches its result-less writes until the commit (``SqlUnitOfWork.write_behind``;
+    ``fn`` must not read them back)."""
     key = require_key(key)
     with uow_factory() as uow:
         record_id = uow.idempotency.claim(principal, key, fp)
@@ -54,6 +57,8 @@ def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable
                     "this Idempotency-Key was already used for a different request", field="Idempotency-Key"
                 )
             return IdemResult(rec.status_code, rec.response, True)
+        if write_behind:
+            uow.write_behind()
         body = fn(uow)
         uow.idempotency.complete(record_id, status, body)
         _fault_pause(get_settings().fault_delay_ms)  # fault injection (tests only): off by default

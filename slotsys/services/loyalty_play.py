@@ -117,12 +117,16 @@ def session_meters(s: PlayerSession) -> dict:
             "games_won": s.games_won}
 
 
-def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime) -> dict | None:
+def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime,
+            carded: bool = True) -> dict | None:
     """The spin hook: called in the spin's transaction (machine row locked) with the same deltas
     the spin adds to the machine's meters. If a player is carded, adds them to the session's
     meters, accrues points under the session's rule at the player's tier multiplier and returns
     ``{"player", "session", "points_earned_milli", "points", "progress_milli", "tier"}``; None
-    for uncarded play."""
+    for uncarded play. ``carded=False`` (the caller read, under the machine's row lock, that no session
+    is open) skips the lookup."""
+    if not carded:
+        return None
     s = uow.players.open_session_for_machine(machine.id)
     if s is None:
         return None

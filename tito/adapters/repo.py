@@ -13,7 +13,7 @@ from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import Machine
+from slotsys.adapters.db import Machine, execute_or_defer
 from tito.adapters.tables import DrawerSession, TerminalGuard, Ticket, TicketEvent, TitoCounter
 from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, REDEEMED
 
@@ -23,7 +23,7 @@ def _insert(session: Session, table):
     return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
 
 
-_NEW_EVENT = insert(TicketEvent.__table__)  # built once; compiled form cached
+_NEW_EVENT = insert(TicketEvent.__table__).inline()  # built once; no implicit RETURNING (write-behind)
 
 
 class TicketRepo:
@@ -124,8 +124,9 @@ class TicketRepo:
     def log(self, kind: str, *, actor: str, at: datetime, ticket_id: int | None = None,
             validation_number: str | None = None, channel: str | None = None, location: str | None = None,
             **detail) -> None:
-        """Append one event (a plain INSERT, in the caller's transaction)."""
-        self.s.connection().execute(_NEW_EVENT, {
+        """Append one event (a plain INSERT, in the caller's transaction; with the commit when the
+        unit of work batches its writes)."""
+        execute_or_defer(self.s, _NEW_EVENT, {
             "ticket_id": ticket_id, "validation_number": validation_number, "kind": kind, "channel": channel,
             "location": location, "actor": actor[:80], "at": at, "detail": detail})
 

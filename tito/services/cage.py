@@ -142,7 +142,7 @@ class CageService:
                         "session": ds.id, "honoured_expired": expired}
 
             fp = fingerprint("POST", "cage/redeem", [vn, amount])
-            return run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+            return run_once(self.ctx.uow, principal.id, idem_key, fp, fn, write_behind=True)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=CAGE, location=MAIN_CAGE, raw=raw_number, run=run)
         metrics.record_redemption(r, "cage")  # after the commit; nothing for a replay

@@ -67,7 +67,8 @@ class KioskService:
                 view = T.redeem_locked(uow, self.ctx, t, channel=KIOSK, location=code, by=code, credit_account=account)
                 return {"ticket": view, "paid": view["amount"], "kiosk": code, "cassette": uow.ledger.balance(account)}
 
-            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "kiosk/redeem", vn), fn)
+            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "kiosk/redeem", vn), fn,
+                            write_behind=True)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=KIOSK, location=code, raw=raw_number, run=run)
         metrics.record_redemption(r, "kiosk")  # after the commit; nothing for a replay

@@ -189,7 +189,8 @@ class MachineTicketIn:
                 t = T.lock_for_presentation(uow, self.ctx, vn, channel=MACHINE, location=asset, terminal=principal.id)
                 return self._redeem(uow, m, t, "redeemed")
 
-            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn)
+            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn,
+                            write_behind=True)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
         metrics.record_redemption(r, "machine")  # after the commit; nothing for a replay

@@ -1,0 +1,109 @@
+"""Write-behind on the real PostgreSQL (``SqlUnitOfWork.write_behind``): the spin's result-less
+writes go with COMMIT in one psycopg pipeline. A failure there applies nothing and leaves the
+pooled connection usable; concurrent spins on a pool smaller than the thread count never hand a
+connection to another thread while its pipeline is open."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from slotsys.adapters.db import GameRound, IdempotencyRecord, JournalEntryRow, execute_or_defer, make_engine, utcnow
+from slotsys.adapters.uow import UowFactory
+from slotsys.domain import ledger as L
+from slotsys.services.context import Principal
+from slotsys.services.floor import FloorService
+
+pytestmark = pytest.mark.integration
+
+
+def _small_pool(pg_app, size: int) -> UowFactory:
+    url = pg_app.extensions["slotsys"].settings.database_url
+    return UowFactory(make_engine(url, pool_size=size, max_overflow=0))
+
+
+def _counts(uow) -> tuple[int, int, int]:
+    s = uow.session
+    return (s.scalar(select(func.count()).select_from(JournalEntryRow)),
+            s.scalar(select(func.count()).select_from(GameRound)),
+            s.scalar(select(func.count()).select_from(IdempotencyRecord)))
+
+
+def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(pg_app, pg_api):
+    uows = _small_pool(pg_app, 1)  # one connection: the next unit of work reuses the failed one
+    try:
+        with uows() as uow:
+            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
+                             {"principal": "t", "key": "dup", "fingerprint": "x", "created_at": utcnow()})
+            uow.commit()
+        with uows() as uow:
+            before, credits = _counts(uow), uow.ledger.balance(L.machine_credits("M001"))
+        with uows() as uow:
+            assert uow.write_behind() is True
+            e = L.EntryBuilder("machine.bill_in", "write-behind failure test")
+            e.add(debit=L.machine_drop("M001"), credit=L.machine_credits("M001"), amount=10_000)
+            uow.ledger.post(e.build({"machine": "M001"}))  # balances now, postings deferred
+            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),  # the same key: unique violation
+                             {"principal": "t", "key": "dup", "fingerprint": "y", "created_at": utcnow()})
+            with pytest.raises(IntegrityError):
+                uow.commit()
+        for _ in range(5):  # the one pooled connection is clean: reads and writes work
+            with uows() as uow:
+                assert _counts(uow) == before
+                assert uow.ledger.balance(L.machine_credits("M001")) == credits
+        assert pg_api.audit()["balanced"]
+    finally:
+        uows.engine.dispose()
+
+
+def test_write_behind_is_off_outside_postgresql(app):
+    with app.extensions["slotsys"].uow() as uow:
+        assert uow.write_behind() is False
+
+
+def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
+    """16 threads share 2 pooled connections: every spin commits its round, postings, wager, meters
+    and stored response, and the books balance."""
+    svc = pg_app.extensions["slotsys"]
+    uows = _small_pool(pg_app, 2)
+    floor = FloorService(dataclasses.replace(svc.ctx, uow=uows))
+    machines = [f"M{n:03d}" for n in range(1, 9)]
+    for m in machines:
+        assert pg_api.as_machine(m, "POST", f"/api/v1/machines/{m}/bill-in", {"amount": 50_000}).status_code == 200
+    with svc.uow() as uow:
+        entries0, rounds0, _ = _counts(uow)
+
+    def bet(asset: str) -> dict:
+        return {"lines": 1, "multiplier": 1} if int(asset[1:]) % 2 else {"reels": 1, "multiplier": 1}
+
+    def play(i: int):
+        asset, key = machines[i % len(machines)], uuid.uuid4().hex
+        return key, floor.spin(Principal("machine", asset), asset, bet(asset), key)
+
+    try:
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            results = list(pool.map(play, range(160)))
+    finally:
+        uows.engine.dispose()
+    assert all(status == 200 for _, (status, _, _) in results)
+    by_machine: dict[str, list[int]] = {}
+    for _, (_, body, _) in results:
+        by_machine.setdefault(body["machine"], []).append(body["game_number"])
+    for asset, numbers in by_machine.items():  # game numbers per machine: consecutive, none twice
+        assert sorted(numbers) == list(range(min(numbers), min(numbers) + len(numbers))), asset
+    with svc.uow() as uow:
+        entries, rounds, _ = _counts(uow)
+        assert rounds - rounds0 == 160 and entries - entries0 >= 160
+    for key, (_, body, _) in results[:20]:  # the stored response (deferred) replays the one returned
+        asset = body["machine"]
+        status, again, replayed = svc.floor.spin(Principal("machine", asset), asset, bet(asset), key)
+        assert (status, again, replayed) == (200, body, True)
+    for m in machines:
+        meters = pg_api.as_machine(m, "GET", f"/api/v1/machines/{m}/meters", key=None).json["meters"]
+        assert meters["games_played"] == len(by_machine[m]) and meters["game_number"] == max(by_machine[m])
+    assert pg_api.audit()["balanced"]
