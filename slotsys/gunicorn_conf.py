@@ -31,7 +31,14 @@ worker_class = "gthread"
 # request body, after which the connection is closed instead of kept alive.
 from gunicorn.workers import gthread as _gthread  # noqa: E402
 
+if not hasattr(_gthread, "DEFAULT_WORKER_DATA_TIMEOUT"):  # pyproject pins gunicorn 27.x; fail loudly, not silently
+    raise RuntimeError("gunicorn's gthread has no DEFAULT_WORKER_DATA_TIMEOUT: review slotsys/gunicorn_conf.py")
 _gthread.DEFAULT_WORKER_DATA_TIMEOUT = 0.01
+
+# How long an idle connection (kept alive, or new and still silent) stays open: gunicorn's default is
+# 2 s, shorter than a player's pause between spins, so machines would reconnect all the time. A closed
+# connection costs a machine one reconnect (its retry carries the same Idempotency-Key).
+keepalive = 10
 
 
 def on_starting(server) -> None:

@@ -35,24 +35,32 @@ class LedgerRepo:
         # normal balance of each account this transaction posted to, as its UPDATE … RETURNING
         # reported it (the row stays locked until the transaction ends, so it cannot change under us)
         self._after: dict[str, int] = {}
+        self._created: dict[str, int] = {}  # accounts this transaction created (ids cached once committed)
 
-    def forget(self) -> None:
-        """Drop the balances remembered from this transaction's postings (after a rollback)."""
+    def forget(self, *, committed: bool = False) -> None:
+        """End of the transaction: drop the balances remembered from its postings; the ids of the
+        accounts it created join the process-wide cache if it ``committed``, else are forgotten."""
         self._after.clear()
+        if committed:
+            self._ids.update(self._created)
+        self._created.clear()
 
     # -- accounts
     def ensure_account(self, code: str, type_: AccountType, *, non_negative: bool = False) -> int:
-        acc_id = self._ids.get(code) or self.s.scalar(select(Account.id).where(Account.code == code))
+        acc_id = self._ids.get(code) or self._created.get(code) or self.s.scalar(select(Account.id).where(Account.code == code))
         if acc_id is None:
             acc = Account(code=code, type=type_.value, normal_sign=type_.normal_sign, non_negative=non_negative, balance=0)
             self.s.add(acc)
             self.s.flush()
-            acc_id = acc.id
-        self._ids[code] = acc_id
+            # not in the process-wide cache until committed: a rollback would leave it naming no row
+            self._created[code] = acc.id
+            return acc.id
+        if code not in self._created:
+            self._ids[code] = acc_id
         return acc_id
 
     def account_id(self, code: str) -> int:
-        acc_id = self._ids.get(code)
+        acc_id = self._ids.get(code) or self._created.get(code)
         if acc_id is None:
             acc_id = self.s.scalar(select(Account.id).where(Account.code == code))
             if acc_id is None:

@@ -35,19 +35,21 @@ class MachineRepo:
         return m
 
     def get_for_play(self, asset: str, credits_code: str) -> tuple[Machine, int, bool]:
-        """The spin's first statement: the machine row locked (as ``get(for_update=True)``), with its
-        credit meter's balance in won (account ``credits_code``) and whether a player session is
-        open on it, read in the same statement (one round trip instead of three)."""
+        """The spin's reads: the machine row locked (as ``get(for_update=True)``), then, in a second
+        statement, its credit meter's balance in won (account ``credits_code``) and whether a player
+        session is open on it (two round trips instead of three).
+
+        They cannot be one statement: under READ COMMITTED a ``SELECT … FOR UPDATE`` that waits for
+        the lock returns the newest machine row, but its subqueries keep the snapshot taken before
+        the wait, so a cash-out, handpay, award or card-in committed meanwhile would be missed (a
+        spin staked on credits already gone). The second statement's snapshot is taken after the
+        lock, and everything that changes a machine's credits or sessions takes this lock first.
+        """
+        m = self.get(asset, for_update=True)  # raises NotFound
         a = Account.__table__
-        credits = (select(a.c.balance * a.c.normal_sign).where(a.c.code == credits_code).scalar_subquery())
-        carded = (select(PlayerSession.id).where(PlayerSession.machine_id == Machine.id,
-                                                    PlayerSession.status == "open").exists())
-        stmt = (select(Machine, credits, carded).where(Machine.asset_number == asset)
-                .with_for_update(of=Machine.__table__))
-        row = self.s.execute(stmt).one_or_none()
-        if row is None:
-            raise NotFound(f"machine {asset!r} is not on the floor", field="asset")
-        m, balance, is_carded = row
+        credits = select(a.c.balance * a.c.normal_sign).where(a.c.code == credits_code).scalar_subquery()
+        carded = select(PlayerSession.id).where(PlayerSession.machine_id == m.id, PlayerSession.status == "open").exists()
+        balance, is_carded = self.s.execute(select(credits, carded)).one()
         if balance is None:
             raise NotFound(f"account {credits_code!r} does not exist")
         return m, int(balance), bool(is_carded)

@@ -83,6 +83,7 @@ class SqlUnitOfWork:
         # the session ends its transaction and returns the connection to the pool, which must never
         # happen while a pipeline is still open on it.
         self.session.commit()
+        self.ledger.forget(committed=True)  # the row locks are gone: balances must be read again
         callbacks, self._after_commit = self._after_commit, []
         for cb in callbacks:
             cb()

@@ -96,6 +96,13 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         by_machine.setdefault(body["machine"], []).append(body["game_number"])
     for asset, numbers in by_machine.items():  # game numbers per machine: consecutive, none twice
         assert sorted(numbers) == list(range(min(numbers), min(numbers) + len(numbers))), asset
+    chains: dict[str, list[dict]] = {}
+    for _, (_, body, _) in results:
+        chains.setdefault(body["machine"], []).append(body)
+    for asset, games in chains.items():  # each spin starts from the credits the previous one left
+        games.sort(key=lambda b: b["game_number"])
+        for prev, cur in zip(games, games[1:]):
+            assert cur["credits_before"] == prev["credits"], (asset, prev["game_number"], cur["game_number"])
     with svc.uow() as uow:
         entries, rounds, _ = _counts(uow)
         assert rounds - rounds0 == 160 and entries - entries0 >= 160
@@ -106,4 +113,75 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
     for m in machines:
         meters = pg_api.as_machine(m, "GET", f"/api/v1/machines/{m}/meters", key=None).json["meters"]
         assert meters["games_played"] == len(by_machine[m]) and meters["game_number"] == max(by_machine[m])
+    assert pg_api.audit()["balanced"]
+
+
+def test_a_spin_that_waited_for_the_machine_lock_sees_what_was_committed_meanwhile(pg_app, pg_api):
+    """A cash-out-like entry empties M001's credits while holding its machine lock; a spin arriving
+    meanwhile waits for the lock and must then see no credits (409), not the credits of the snapshot
+    it took before waiting (the spin would have been staked on credits already gone)."""
+    import threading
+    import time
+
+    svc = pg_app.extensions["slotsys"]
+    assert pg_api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 10_000}).status_code == 200
+    out: dict = {}
+
+    def spin():
+        try:
+            out["result"] = svc.floor.spin(Principal("machine", "M001"), "M001", {"lines": 1, "multiplier": 1},
+                                           uuid.uuid4().hex)
+        except Exception as e:  # noqa: BLE001 - the refusal is the expected outcome
+            out["error"] = e
+
+    with svc.uow() as uow:
+        uow.machines.get("M001", for_update=True)
+        e = L.EntryBuilder("machine.cash_out", "test: credits leave while a spin waits")
+        e.add(debit=L.machine_credits("M001"), credit=L.machine_drop("M001"), amount=10_000)
+        uow.ledger.post(e.build({"machine": "M001"}))
+        t = threading.Thread(target=spin)
+        t.start()
+        time.sleep(0.5)  # the spin is now waiting for the machine row
+        assert t.is_alive()
+        uow.commit()
+    t.join(timeout=30)
+    # refused by the check on the credits read after the lock (not merely by the ledger's non-negative
+    # guard, which a winning spin would pass)
+    assert "error" in out and type(out["error"]).__name__ == "InsufficientFunds", out
+    assert "credits ₩0 are less than the bet" in str(out["error"].detail), out["error"].detail
+    with svc.uow() as uow:
+        assert uow.ledger.balance(L.machine_credits("M001")) == 0
+    assert pg_api.audit()["balanced"]
+
+
+def test_a_spin_that_waited_for_the_machine_lock_reports_credits_added_meanwhile(pg_app, pg_api):
+    """A bill-in-like entry adds ₩10,000 to M002 while holding its machine lock; the waiting spin's
+    credits_before is the ₩20,000 on the meter after the wait, and its credits follow from it."""
+    import threading
+    import time
+
+    svc = pg_app.extensions["slotsys"]
+    assert pg_api.as_machine("M002", "POST", "/api/v1/machines/M002/bill-in", {"amount": 10_000}).status_code == 200
+    out: dict = {}
+    bet = {"lines": 1, "multiplier": 1} if int("M002"[1:]) % 2 else {"reels": 1, "multiplier": 1}
+
+    def spin():
+        out["result"] = svc.floor.spin(Principal("machine", "M002"), "M002", bet, uuid.uuid4().hex)
+
+    with svc.uow() as uow:
+        uow.machines.get("M002", for_update=True)
+        e = L.EntryBuilder("machine.bill_in", "test: credits arrive while a spin waits")
+        e.add(debit=L.machine_drop("M002"), credit=L.machine_credits("M002"), amount=10_000)
+        uow.ledger.post(e.build({"machine": "M002"}))
+        t = threading.Thread(target=spin)
+        t.start()
+        time.sleep(0.5)
+        assert t.is_alive()
+        uow.commit()
+    t.join(timeout=30)
+    status, body, _ = out["result"]
+    assert status == 200 and body["credits_before"] == 20_000, body
+    assert body["credits"] == 20_000 - body["bet"]["won"] + body["total_win"]
+    with svc.uow() as uow:
+        assert uow.ledger.balance(L.machine_credits("M002")) == body["credits"]
     assert pg_api.audit()["balanced"]

@@ -13,6 +13,11 @@ def test_idle_new_connections_do_not_hold_a_worker_thread():
     assert gthread.DEFAULT_WORKER_DATA_TIMEOUT <= 0.05  # gunicorn's own 5 s held a thread per idle socket
 
 
+def test_idle_machines_keep_their_connection_longer_than_a_pause_between_spins():
+    conf = importlib.import_module("slotsys.gunicorn_conf")
+    assert conf.keepalive >= 10
+
+
 def test_each_worker_freezes_what_it_imported_out_of_the_cyclic_collector():
     conf = importlib.import_module("slotsys.gunicorn_conf")
     assert conf.worker_class == "gthread"
