@@ -305,8 +305,6 @@ def main() -> int:
                          "--closed C connections back to back, or one connection per machine with --interval "
                          "as the think time after each result")
     ap.add_argument("--worker-connections", type=int, default=1000, help="gunicorn's per-worker connection limit")
-    ap.add_argument("--keep-alive", type=int, default=10,
-                    help="gunicorn's idle keep-alive seconds (above the think time, or machines reconnect)")
     ap.add_argument("--wrk-threads", type=int, default=1)
     ap.add_argument("--pyspy", metavar="DIR", help="record each gunicorn worker with py-spy during the load "
                     "(collapsed stacks, DIR/worker-<pid>.txt; summarise with bench/pyspy_summary.py)")
@@ -334,7 +332,7 @@ def main() -> int:
                                        "--concurrency", "2", "--loglevel", "WARNING"], env=env, cwd=ROOT,
                                       stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w")))
         procs.append(subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
-                                       args.worker_class, "--worker-connections", str(args.worker_connections), "--keep-alive", str(args.keep_alive), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+                                       args.worker_class, "--worker-connections", str(args.worker_connections), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
                                        "slotsys.wsgi:app"], env=env, cwd=ROOT, stdout=open(tmp / "web.out", "w"),
                                       stderr=open(tmp / "web.log", "w")))
         wait_ready(base)

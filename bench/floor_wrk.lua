@@ -3,15 +3,7 @@
 -- With a think time, each connection is a machine that spins, waits for the result, then waits
 -- <think ms> before the next spin (the first spin after a random part of one think time).
 -- Every request carries a fresh Idempotency-Key (run id, wrk thread, counter), so none is a replay.
--- done() prints one "WRK {...}" JSON line: latency percentiles (µs), requests, non-2xx, socket errors.
-local threads = {}
-local next_id = 0
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-  table.insert(threads, thread)
-end
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "wrk_common.lua")  -- setup, response, done
 
 function init(args)
   machines = {}
@@ -25,7 +17,6 @@ function init(args)
   delays = 0
   math.randomseed(tid * 104729 + 7)
   counter = 0
-  statuses = {}
 end
 
 -- wrk calls delay() before every request when the script defines it; 0 = back to back
@@ -44,24 +35,4 @@ function request()
     ["Idempotency-Key"] = run .. "-" .. tid .. "-" .. counter,
     ["Content-Type"] = "application/json",
   }, m[3])
-end
-
-function response(status, headers, body)
-  if status ~= 200 then
-    statuses[status] = (statuses[status] or 0) + 1
-  end
-end
-
-function done(summary, latency, requests)
-  local bad = {}
-  for _, t in ipairs(threads) do
-    local s = t:get("statuses")
-    for k, v in pairs(s) do bad[#bad + 1] = string.format('"%d": %d', k, v) end
-  end
-  io.write(string.format(
-    'WRK {"requests": %d, "duration_us": %d, "p50": %d, "p95": %d, "p99": %d, "max": %d, ' ..
-    '"non2xx": %d, "connect": %d, "read": %d, "write": %d, "timeout": %d, "statuses": {%s}}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95),
-    latency:percentile(99), latency.max, summary.errors.status, summary.errors.connect,
-    summary.errors.read, summary.errors.write, summary.errors.timeout, table.concat(bad, ", ")))
 end

@@ -3,15 +3,8 @@
 --   "<path> <bearer credential> <vn>,<vn>,..."   (cage, kiosk or machine ticket-in path)
 -- Each terminal presents its next ticket, waits for the answer, then thinks <think ms> before the
 -- next (0 = back to back); the first presentation waits a random part of one think time, so the
--- terminals do not start in step. done() prints one "WRK {...}" JSON line (latency in µs).
-local threads = {}
-local next_id = 0
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-  table.insert(threads, thread)
-end
+-- terminals do not start in step. bench/wrk_common.lua reports.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "wrk_common.lua")  -- setup, response, done
 
 function init(args)
   local i = 0
@@ -25,7 +18,7 @@ function init(args)
     i = i + 1
   end
   run, think = args[2], tonumber(args[3])
-  n, first, statuses = 0, true, {}
+  n, first = 0, true
   math.randomseed(tid * 7919 + 17)
 end
 
@@ -48,21 +41,4 @@ function request()
     ["Idempotency-Key"] = run .. "-" .. tid .. "-" .. n,
     ["Content-Type"] = "application/json",
   }, '{"validation_number":"' .. tickets[n] .. '"}')
-end
-
-function response(status, headers, body)
-  if status ~= 200 then statuses[status] = (statuses[status] or 0) + 1 end
-end
-
-function done(summary, latency, requests)
-  local bad = {}
-  for _, t in ipairs(threads) do
-    for k, v in pairs(t:get("statuses")) do bad[#bad + 1] = string.format('"%d": %d', k, v) end
-  end
-  io.write(string.format(
-    'WRK {"requests": %d, "duration_us": %d, "p50": %d, "p95": %d, "p99": %d, "max": %d, "mean": %.1f, ' ..
-    '"non2xx": %d, "connect": %d, "read": %d, "write": %d, "timeout": %d, "statuses": {%s}}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95),
-    latency:percentile(99), latency.max, latency.mean, summary.errors.status, summary.errors.connect,
-    summary.errors.read, summary.errors.write, summary.errors.timeout, table.concat(bad, ", ")))
 end

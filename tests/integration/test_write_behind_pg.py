@@ -6,6 +6,8 @@ connection to another thread while its pipeline is open."""
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,6 +27,33 @@ pytestmark = pytest.mark.integration
 def _small_pool(pg_app, size: int) -> UowFactory:
     url = pg_app.extensions["slotsys"].settings.database_url
     return UowFactory(make_engine(url, pool_size=size, max_overflow=0))
+
+
+def _bet(asset: str) -> dict:
+    return {"lines": 1, "multiplier": 1} if int(asset[1:]) % 2 else {"reels": 1, "multiplier": 1}
+
+
+def _spin_behind_an_entry(svc, asset: str, entry: L.JournalEntry) -> dict:
+    """Hold ``asset``'s machine lock, post ``entry``, start a spin (it waits for the lock), commit.
+    Returns ``{"result": (status, body, replayed)}`` or ``{"error": the exception}``."""
+    out: dict = {}
+
+    def spin():
+        try:
+            out["result"] = svc.floor.spin(Principal("machine", asset), asset, _bet(asset), uuid.uuid4().hex)
+        except Exception as e:  # noqa: BLE001 - a refusal may be the expected outcome
+            out["error"] = e
+
+    with svc.uow() as uow:
+        uow.machines.get(asset, for_update=True)
+        uow.ledger.post(entry)
+        t = threading.Thread(target=spin)
+        t.start()
+        time.sleep(0.5)  # the spin is now waiting for the machine row
+        assert t.is_alive()
+        uow.commit()
+    t.join(timeout=30)
+    return out
 
 
 def _counts(uow) -> tuple[int, int, int]:
@@ -78,12 +107,9 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
     with svc.uow() as uow:
         entries0, rounds0, _ = _counts(uow)
 
-    def bet(asset: str) -> dict:
-        return {"lines": 1, "multiplier": 1} if int(asset[1:]) % 2 else {"reels": 1, "multiplier": 1}
-
     def play(i: int):
         asset, key = machines[i % len(machines)], uuid.uuid4().hex
-        return key, floor.spin(Principal("machine", asset), asset, bet(asset), key)
+        return key, floor.spin(Principal("machine", asset), asset, _bet(asset), key)
 
     try:
         with ThreadPoolExecutor(max_workers=16) as pool:
@@ -108,7 +134,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         assert rounds - rounds0 == 160 and entries - entries0 >= 160
     for key, (_, body, _) in results[:20]:  # the stored response (deferred) replays the one returned
         asset = body["machine"]
-        status, again, replayed = svc.floor.spin(Principal("machine", asset), asset, bet(asset), key)
+        status, again, replayed = svc.floor.spin(Principal("machine", asset), asset, _bet(asset), key)
         assert (status, again, replayed) == (200, body, True)
     for m in machines:
         meters = pg_api.as_machine(m, "GET", f"/api/v1/machines/{m}/meters", key=None).json["meters"]
@@ -120,31 +146,11 @@ def test_a_spin_that_waited_for_the_machine_lock_sees_what_was_committed_meanwhi
     """A cash-out-like entry empties M001's credits while holding its machine lock; a spin arriving
     meanwhile waits for the lock and must then see no credits (409), not the credits of the snapshot
     it took before waiting (the spin would have been staked on credits already gone)."""
-    import threading
-    import time
-
     svc = pg_app.extensions["slotsys"]
     assert pg_api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 10_000}).status_code == 200
-    out: dict = {}
-
-    def spin():
-        try:
-            out["result"] = svc.floor.spin(Principal("machine", "M001"), "M001", {"lines": 1, "multiplier": 1},
-                                           uuid.uuid4().hex)
-        except Exception as e:  # noqa: BLE001 - the refusal is the expected outcome
-            out["error"] = e
-
-    with svc.uow() as uow:
-        uow.machines.get("M001", for_update=True)
-        e = L.EntryBuilder("machine.cash_out", "test: credits leave while a spin waits")
-        e.add(debit=L.machine_credits("M001"), credit=L.machine_drop("M001"), amount=10_000)
-        uow.ledger.post(e.build({"machine": "M001"}))
-        t = threading.Thread(target=spin)
-        t.start()
-        time.sleep(0.5)  # the spin is now waiting for the machine row
-        assert t.is_alive()
-        uow.commit()
-    t.join(timeout=30)
+    e = L.EntryBuilder("machine.cash_out", "test: credits leave while a spin waits")
+    e.add(debit=L.machine_credits("M001"), credit=L.machine_drop("M001"), amount=10_000)
+    out = _spin_behind_an_entry(svc, "M001", e.build({"machine": "M001"}))
     # refused by the check on the credits read after the lock (not merely by the ledger's non-negative
     # guard, which a winning spin would pass)
     assert "error" in out and type(out["error"]).__name__ == "InsufficientFunds", out
@@ -157,28 +163,11 @@ def test_a_spin_that_waited_for_the_machine_lock_sees_what_was_committed_meanwhi
 def test_a_spin_that_waited_for_the_machine_lock_reports_credits_added_meanwhile(pg_app, pg_api):
     """A bill-in-like entry adds ₩10,000 to M002 while holding its machine lock; the waiting spin's
     credits_before is the ₩20,000 on the meter after the wait, and its credits follow from it."""
-    import threading
-    import time
-
     svc = pg_app.extensions["slotsys"]
     assert pg_api.as_machine("M002", "POST", "/api/v1/machines/M002/bill-in", {"amount": 10_000}).status_code == 200
-    out: dict = {}
-    bet = {"lines": 1, "multiplier": 1} if int("M002"[1:]) % 2 else {"reels": 1, "multiplier": 1}
-
-    def spin():
-        out["result"] = svc.floor.spin(Principal("machine", "M002"), "M002", bet, uuid.uuid4().hex)
-
-    with svc.uow() as uow:
-        uow.machines.get("M002", for_update=True)
-        e = L.EntryBuilder("machine.bill_in", "test: credits arrive while a spin waits")
-        e.add(debit=L.machine_drop("M002"), credit=L.machine_credits("M002"), amount=10_000)
-        uow.ledger.post(e.build({"machine": "M002"}))
-        t = threading.Thread(target=spin)
-        t.start()
-        time.sleep(0.5)
-        assert t.is_alive()
-        uow.commit()
-    t.join(timeout=30)
+    e = L.EntryBuilder("machine.bill_in", "test: credits arrive while a spin waits")
+    e.add(debit=L.machine_drop("M002"), credit=L.machine_credits("M002"), amount=10_000)
+    out = _spin_behind_an_entry(svc, "M002", e.build({"machine": "M002"}))
     status, body, _ = out["result"]
     assert status == 200 and body["credits_before"] == 20_000, body
     assert body["credits"] == 20_000 - body["bet"]["won"] + body["total_win"]
