@@ -37,6 +37,7 @@ def app(tmp_path):
                         credentials_file=tmp_path / "creds.json")
     a = _make_app(settings)
     yield a
+    a.extensions["slotsys"].jackpots.driver.stop()  # no fold may outlive its database (nor log into later tests)
     a.extensions["slotsys"].uow.engine.dispose()
 
 
@@ -117,6 +118,7 @@ def pg_app(pg_server_url, tmp_path):
                         credentials_file=tmp_path / "creds.json")
     a = _make_app(settings)
     yield a
+    a.extensions["slotsys"].jackpots.driver.stop()  # no fold may outlive its database (nor log into later tests)
     a.extensions["slotsys"].uow.engine.dispose()
     with admin.connect() as c:
         c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

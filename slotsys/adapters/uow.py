@@ -71,11 +71,17 @@ class SqlUnitOfWork:
                         conn.execute(stmt, params)
                     driver.commit()  # COMMIT rides in the same pipeline
             except BaseException as e:
-                try:  # the server-side transaction is aborted: end it before the pool reuses the connection
-                    driver.rollback()
-                except Exception:
-                    conn.invalidate()  # a connection that cannot even roll back is not pooled again
                 dbapi_error = conn.dialect.loaded_dbapi.Error
+                if isinstance(e, dbapi_error) and conn.dialect.is_disconnect(e, driver, None):
+                    # as SQLAlchemy does on a disconnect it sees itself: every connection pooled before
+                    # now is stale (the server went away for all of them), then this one
+                    conn.engine.pool._invalidate(conn.connection, e)
+                    conn.invalidate(e)
+                else:
+                    try:  # the server-side transaction is aborted: end it before the pool reuses the connection
+                        driver.rollback()
+                    except Exception:
+                        conn.invalidate(e)  # a connection that cannot even roll back is not pooled again
                 if isinstance(e, dbapi_error):  # raised by psycopg itself: report it as SQLAlchemy would
                     raise DBAPIError.instance(None, None, e, dbapi_error, connection_invalidated=conn.invalidated) from e
                 raise

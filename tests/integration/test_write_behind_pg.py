@@ -16,6 +16,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from slotsys.adapters.db import GameRound, IdempotencyRecord, JournalEntryRow, execute_or_defer, make_engine, utcnow
+from jackpot_controller.services.controller import service_for
 from slotsys.adapters.uow import UowFactory
 from slotsys.domain import ledger as L
 from slotsys.services.context import Principal
@@ -115,6 +116,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         with ThreadPoolExecutor(max_workers=16) as pool:
             results = list(pool.map(play, range(160)))
     finally:
+        service_for(floor.ctx).driver.stop()  # this context's own jackpot sequencer thread
         uows.engine.dispose()
     assert all(status == 200 for _, (status, _, _) in results)
     by_machine: dict[str, list[int]] = {}
