@@ -190,6 +190,9 @@ def run_load(base: str, machines: list[dict], procs: int, seconds: float, interv
     return lat, errors, last - t0  # the rate counts until the last spin completed
 
 
+WORKER_CLASSES = {"admission": "slotsys.gunicorn_worker.AdmissionWorker", "gthread": "gthread", "sync": "sync"}
+
+
 def run_wrk(base: str, machines: list[dict], connections: int, seconds: float, threads: int, tmp: Path,
             think_s: float = 0.0) -> dict:
     """Driven by wrk (C, epoll; the client costs a fraction of the Python one's CPU): ``connections``
@@ -299,12 +302,16 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--port", type=int, default=8797)
-    ap.add_argument("--worker-class", default="gthread", choices=("gthread", "sync"))
+    ap.add_argument("--worker-class", default="admission", choices=tuple(WORKER_CLASSES),
+                    help="admission: gthread with admission control (slotsys/gunicorn_conf.py's); gthread; sync")
+    ap.add_argument("--shed-ms", type=int, default=None,
+                    help="admission control's queue budget (SLOTSYS_SHED_QUEUE_MS; 0 = off; default: the app's)")
     ap.add_argument("--driver", default="httpx", choices=("httpx", "wrk"),
                     help="load client: httpx (Python, open or closed loop) or wrk (C; Debian package wrk): "
                          "--closed C connections back to back, or one connection per machine with --interval "
                          "as the think time after each result")
-    ap.add_argument("--worker-connections", type=int, default=1000, help="gunicorn's per-worker connection limit")
+    ap.add_argument("--worker-connections", type=int, default=None,
+                    help="gunicorn's per-worker connection limit (default: slotsys/gunicorn_conf.py's)")
     ap.add_argument("--wrk-threads", type=int, default=1)
     ap.add_argument("--pyspy", metavar="DIR", help="record each gunicorn worker with py-spy during the load "
                     "(collapsed stacks, DIR/worker-<pid>.txt; summarise with bench/pyspy_summary.py)")
@@ -317,6 +324,8 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="floor-load-"))
     env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=args.redis, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
                SLOTSYS_LOG_LEVEL=os.environ.get("BENCH_LOG_LEVEL", "WARNING"), SLOTSYS_LOG_JSON="true", PYTHONUNBUFFERED="1")
+    if args.shed_ms is not None:
+        env["SLOTSYS_SHED_QUEUE_MS"] = str(args.shed_ms)
     subprocess.run(["psql", args.pg, "-qc", f'CREATE DATABASE "{name}"'], check=True)
     procs: list[subprocess.Popen] = []
     base = f"http://127.0.0.1:{args.port}"
@@ -332,7 +341,8 @@ def main() -> int:
                                        "--concurrency", "2", "--loglevel", "WARNING"], env=env, cwd=ROOT,
                                       stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w")))
         procs.append(subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
-                                       args.worker_class, "--worker-connections", str(args.worker_connections), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+                                       WORKER_CLASSES[args.worker_class],
+                                       *(["--worker-connections", str(args.worker_connections)] if args.worker_connections else []), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
                                        "slotsys.wsgi:app"], env=env, cwd=ROOT, stdout=open(tmp / "web.out", "w"),
                                       stderr=open(tmp / "web.log", "w")))
         wait_ready(base)
@@ -354,8 +364,9 @@ def main() -> int:
             else:  # one connection per machine, each thinking --interval between its result and its next spin
                 wrk = run_wrk(base, machines, len(machines), args.seconds, args.wrk_threads, tmp, think_s=args.interval)
             ok = wrk["requests"] - wrk["non2xx"]
+            shed = wrk["statuses"].get("503", 0)
             rate = ok / (wrk["duration_us"] / 1e6)
-            errors = {k: v for k, v in (("non-2xx", wrk["non2xx"]), ("connect", wrk["connect"]), ("read", wrk["read"]),
+            errors = {k: v for k, v in (("non-2xx", wrk["non2xx"] - shed), ("connect", wrk["connect"]), ("read", wrk["read"]),
                                          ("timeout", wrk["timeout"])) if v}
         else:
             base_rate = healthz_rate(base, 5)
@@ -390,9 +401,14 @@ def main() -> int:
         if interval:
             print(f"offered: {offered:,.0f} spins/s")
         if wrk:
+            sv = wrk["served"]
             print(f"spins: {rate:,.1f} spins/s  p50 {wrk['p50'] / 1000:.1f} ms  p95 {wrk['p95'] / 1000:.1f} ms  "
-                  f"p99 {wrk['p99'] / 1000:.1f} ms  max {wrk['max'] / 1000:.1f} ms  ({wrk['requests']:,} sent, "
-                  f"errors {errors or 0}{', statuses ' + str(wrk['statuses']) if wrk['statuses'] else ''})")
+                  f"p99 {wrk['p99'] / 1000:.1f} ms  max {wrk['max'] / 1000:.1f} ms  (every answer, at the client; "
+                  f"{wrk['requests']:,} sent, errors {errors or 0}{', statuses ' + str(wrk['statuses']) if wrk['statuses'] else ''})")
+            if sv.get("n"):
+                print(f"served spins, server side (Server-Timing queue + app): p50 {sv['p50']:.1f} ms  p95 {sv['p95']:.1f} ms  "
+                      f"p99 {sv['p99']:.1f} ms  max {sv['max']:.1f} ms;  shed (503 Retry-After, nothing applied): {shed:,} "
+                      f"= {shed / max(1, wrk['requests']):.1%} of answers")
         else:
             print(f"spins: {rate:,.1f} spins/s  p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  p99 {pct(lat, 99):.1f} ms"
                   f"  ({len(lat):,} ok, errors {errors or 0})")

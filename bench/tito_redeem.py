@@ -282,8 +282,7 @@ def main() -> None:
         env = dict(os.environ, DATABASE_URL=url, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
                    SLOTSYS_LOG_LEVEL="WARNING", SLOTSYS_LOG_JSON="true", PYTHONPATH=str(ROOT))
         env.pop("REDIS_URL", None)
-        proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
-                                 "gthread", "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+        proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
                                  "slotsys.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{args.port}"
         for _ in range(100):

@@ -11,7 +11,7 @@ from flask import g, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from slotsys import metrics
+from slotsys import admission, metrics
 from slotsys.api import problems
 from slotsys.api.common import principal
 from slotsys.bootstrap import build_services
@@ -77,6 +77,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     @app.before_request
     def _start():
         g.t0 = time.perf_counter()
+        g.queue_wait = admission.queue_wait_s()  # behind AdmissionWorker, which already refused it if too long
         rid = request.headers.get("X-Request-ID") or uuid.uuid4().hex
         g.request_id = rid[:100]
         structlog.contextvars.clear_contextvars()
@@ -99,9 +100,14 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         resp.headers["X-Request-ID"] = g.get("request_id", "")
         endpoint = request.endpoint or "unknown"
         elapsed = time.perf_counter() - g.get("t0", time.perf_counter())
-        metrics.observe_request(endpoint, resp.status_code, elapsed)
+        wait = g.get("queue_wait")
+        metrics.observe_request(endpoint, resp.status_code, elapsed, wait)
         p = g.get("principal")
-        log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2),
+        queued = {} if wait is None else {"queue_ms": round(wait * 1000, 2)}  # behind AdmissionWorker only
+        # W3C Server-Timing: the client (a machine's log, a browser's dev tools, bench/floor_wrk.lua) sees both parts
+        resp.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}" + (
+            f", queue;dur={wait * 1000:.2f}" if wait is not None else "")
+        log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2), **queued,
                  principal=p.id if p else None)
         return resp
 

@@ -105,7 +105,7 @@ def run(threads: int) -> None:
     click.echo(f"serving on http://{settings.host}:{settings.port}  (database: {settings.database_url.split('@')[-1]}, "
                f"tasks: {'in-process' if settings.eager else 'Celery via ' + str(settings.redis_url)})")
     _Gunicorn.serve(app, {"bind": f"{settings.host}:{settings.port}", "workers": 1, "threads": threads,
-                          "worker_class": "gthread", "accesslog": None, "timeout": 60})
+                          "worker_class": "slotsys.gunicorn_worker.AdmissionWorker", "accesslog": None, "timeout": 60})
 
 
 @main.command()

@@ -46,6 +46,7 @@ class Stats:
     tickets_kiosk: int = 0
     tickets_rejected: int = 0
     handpays: int = 0
+    shed_retries: int = 0  # 503 + Retry-After answers (admission control) retried with the same key
     kiosk_empty: int = 0
     errors: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -61,17 +62,27 @@ class Stats:
 
 
 class Client:
-    def __init__(self, base: str, token: str) -> None:
+    def __init__(self, base: str, token: str, stats: Stats) -> None:
         self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        self.stats = stats
 
     def call(self, method: str, path: str, body: dict | None = None, money: bool = False) -> httpx.Response:
         headers = {"Idempotency-Key": uuid.uuid4().hex} if money else {}
         last: Exception | None = None
-        for _ in range(3):  # a retry reuses the same Idempotency-Key: it is paid at most once
+        resp: httpx.Response | None = None
+        for _ in range(10):  # a retry reuses the same Idempotency-Key: it is paid at most once
             try:
-                return self.http.request(method, path, json=body, headers=headers)
+                resp = self.http.request(method, path, json=body, headers=headers)
             except httpx.TransportError as e:
                 last = e
+                continue
+            if resp.status_code == 503 and "Retry-After" in resp.headers:  # shed or unavailable: back off, retry
+                self.stats.add(shed_retries=1)
+                time.sleep(min(float(resp.headers["Retry-After"]), 5.0))
+                continue
+            return resp
+        if resp is not None:
+            return resp
         raise last  # type: ignore[misc]
 
 
@@ -98,16 +109,20 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     rnd = random.Random(rng_seed)
 
     def login(role: str) -> str:
-        r = httpx.post(f"{base}/api/v1/auth/login", json={"username": staff[role]["username"], "password": staff[role]["password"]}, timeout=30)
+        for _ in range(10):
+            r = httpx.post(f"{base}/api/v1/auth/login", json={"username": staff[role]["username"], "password": staff[role]["password"]}, timeout=30)
+            if r.status_code != 503 or "Retry-After" not in r.headers:
+                break
+            time.sleep(min(float(r.headers["Retry-After"]), 5.0))
         r.raise_for_status()
         return r.json()["token"]
 
-    cashier = Client(base, login("cashier"))
-    auditor = Client(base, login("auditor"))
-    kiosk = Client(base, login("kiosk")) if "kiosk" in staff else None
-    attendant = Client(base, login("attendant"))
-    keys = {m["asset"]: m["key"] for m in machines}
     stats = Stats()
+    cashier = Client(base, login("cashier"), stats)
+    auditor = Client(base, login("auditor"), stats)
+    kiosk = Client(base, login("kiosk"), stats) if "kiosk" in staff else None
+    attendant = Client(base, login("attendant"), stats)
+    keys = {m["asset"]: m["key"] for m in machines}
     tickets: queue.Queue[str] = queue.Queue()
     ticket_lock = threading.Lock()
     promo_tickets: set[str] = set()
@@ -192,7 +207,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     def play_spins(machine: dict, seed: int, progress, task) -> None:
         r = random.Random(seed)
         asset = machine["asset"]
-        c = Client(base, keys[asset])
+        c = Client(base, keys[asset], stats)
         info = _ok(c.call("GET", f"/api/v1/machines/{asset}/meters"), stats, "meters")
         if info is None:
             return
@@ -238,7 +253,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     def drain(machine: dict) -> None:
         """After play: pay any waiting handpay and cash the machine out (awards may have landed late)."""
         asset = machine["asset"]
-        c = Client(base, keys[asset])
+        c = Client(base, keys[asset], stats)
         meters = _ok(c.call("GET", f"/api/v1/machines/{asset}/meters"), stats, "meters") or {}
         if meters.get("status") not in (None, "active"):
             settle_jackpot_handpays(asset)
@@ -303,7 +318,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),
         ("tickets inserted into another machine", stats.tickets_machine),
         ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays), ("kiosk out of cash (went to the cage)", stats.kiosk_empty),
-        ("errors", sum(stats.errors.values())),
+        ("busy answers retried (503 Retry-After)", stats.shed_retries), ("errors", sum(stats.errors.values())),
         ("ledger balanced", audit.get("balanced")), ("journal entries", audit.get("journal_entries")),
     ]:
         t.add_row(k, str(v))

@@ -20,7 +20,8 @@ _CREATED = "PROMETHEUS_MULTIPROC_DIR" not in os.environ
 if _CREATED:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(tempfile.gettempdir(), f"slotsys-prometheus-{os.getpid()}")
 
-worker_class = "gthread"
+# gthread plus the queue time that admission control (slotsys/admission.py) sheds by
+worker_class = "slotsys.gunicorn_worker.AdmissionWorker"
 
 # gthread (gunicorn 27) holds a worker thread for up to DEFAULT_WORKER_DATA_TIMEOUT (5 s, not a setting)
 # on each new connection until its first request arrives. Slot machines connect and then idle until
@@ -39,6 +40,13 @@ _gthread.DEFAULT_WORKER_DATA_TIMEOUT = 0.01
 # 2 s, shorter than a player's pause between spins, so machines would reconnect all the time. A closed
 # connection costs a machine one reconnect (its retry carries the same Idempotency-Key).
 keepalive = 10
+
+# Connections one worker holds open (gunicorn's default is 1,000). Every machine keeps one kept-alive
+# connection to the floor system; past this limit a worker stops accepting, and the machines beyond it wait
+# in the kernel's accept backlog until some other connection closes: with 3,000 machines on two workers
+# (bench/floor_load.py --machines 3000 --interval 3), a third of them waited 10–20 s for every spin while the
+# app itself answered within 0.4 s. An idle connection costs a socket and a poller entry.
+worker_connections = 5000
 
 
 def on_starting(server) -> None:

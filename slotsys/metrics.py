@@ -18,6 +18,9 @@ Business counters are incremented **after the transaction commits** and **not** 
   tickets paid at the ``cage``, a ``kiosk`` or credited to a ``machine``;
 * ``slotsys_http_requests_total{endpoint,status}`` and ``slotsys_http_request_seconds{endpoint}`` (histogram);
   ``endpoint`` is the Flask endpoint name (``unknown`` for unmatched paths), so the label set stays bounded;
+* ``slotsys_http_queue_seconds`` (histogram): how long each request waited for a worker thread, and
+  ``slotsys_http_shed_total{endpoint}``: requests refused 503 for waiting longer than the budget
+  (``slotsys/admission.py``);
 * ``slotsys_celery_queue_depth{queue}`` (tasks waiting in the broker) and ``slotsys_celery_unacked`` (tasks
   taken by a worker, not yet acknowledged), read from Redis at scrape time with a 250 ms timeout; when Redis
   does not answer they are absent and ``slotsys_celery_broker_up`` is 0: a scrape never fails for them.
@@ -35,6 +38,11 @@ from prometheus_client.core import GaugeMetricFamily
 REQUESTS = Counter("slotsys_http_requests_total", "HTTP requests", ["endpoint", "status"])
 LATENCY = Histogram("slotsys_http_request_seconds", "HTTP request latency (seconds)", ["endpoint"],
                     buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
+QUEUE_WAIT = Histogram("slotsys_http_queue_seconds", "Time a request waited for a worker thread (seconds; gunicorn "
+                       "with slotsys.gunicorn_worker.AdmissionWorker)",
+                       buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+SHED = Counter("slotsys_http_shed_total", "Requests refused with 503 because they waited longer than the queue budget "
+               "(admission control)", ["endpoint"])
 SPINS = Counter("slotsys_spins_total", "Games played (paid spins; free games are part of their paid game)")
 COIN_IN = Counter("slotsys_coin_in_won_total", "Won wagered by spins")
 COIN_OUT = Counter("slotsys_coin_out_won_total", "Won won by spins (game wins; jackpots are counted apart)")
@@ -78,9 +86,16 @@ def record_jackpot_hits(decisions: Iterable[Any]) -> None:
         JACKPOT_WON.labels(d.level_code).inc(d.amount)
 
 
-def observe_request(endpoint: str, status: int, seconds: float) -> None:
+def observe_request(endpoint: str, status: int, seconds: float, queue_wait_s: float | None = None) -> None:
+    """One answered request: ``seconds`` in the app, ``queue_wait_s`` before it (None: not measured)."""
     REQUESTS.labels(endpoint, str(status)).inc()
     LATENCY.labels(endpoint).observe(seconds)
+    if queue_wait_s is not None:
+        QUEUE_WAIT.observe(queue_wait_s)
+
+
+def record_shed(endpoint: str) -> None:
+    SHED.labels(endpoint).inc()
 
 
 # ------------------------------------------------------------------ Celery queue depth (scrape time)

@@ -38,6 +38,15 @@ class Settings(BaseSettings):
     # request does not open a transaction just to authenticate. A re-issued machine key or a deactivated
     # staff user stops working within this time; a staff token never outlives its expiry. 0: off.
     auth_cache_s: float = 60.0
+    # Admission control (slotsys/admission.py), behind gunicorn with slotsys.gunicorn_worker.AdmissionWorker:
+    # a request is answered 503 + Retry-After at once, nothing applied, instead of being served late, when it
+    # waited for a worker thread longer than SHED_QUEUE_MS (0: admission control off), or longer than
+    # 2 × SHED_TARGET_MS while the node is overloaded (CoDel: even the shortest wait of the last
+    # SHED_INTERVAL_MS exceeded SHED_TARGET_MS). The probes and /metrics are never shed.
+    shed_queue_ms: int = Field(default=100, ge=0, le=600_000)
+    shed_target_ms: int = Field(default=10, ge=1, le=60_000)
+    shed_interval_ms: int = Field(default=100, ge=1, le=600_000)
+    shed_retry_after_s: int = Field(default=1, ge=1, le=3_600)
     # FAULT INJECTION, for tests/integration/test_faults.py only; 0 (off) by default, never set in production.
     # Every Idempotency-Key use case (services/idempotency.run_once) sleeps this many ms after its work and
     # before its commit (SLOTSYS_FAULT_DELAY_MS), and after its commit before the response

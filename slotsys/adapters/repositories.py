@@ -14,6 +14,12 @@ from slotsys.domain.errors import NotFound
 
 
 _METER_UPDATES: dict[tuple, object] = {}
+_ACC = Account.__table__
+# the spin's second read (built once; SQLAlchemy caches its compiled form): credits in won, a player carded in?
+_CREDITS_AND_CARDED = select(
+    select(_ACC.c.balance * _ACC.c.normal_sign).where(_ACC.c.code == bindparam("code")).scalar_subquery(),
+    select(PlayerSession.id).where(PlayerSession.machine_id == bindparam("mid"), PlayerSession.status == "open").exists(),
+)
 
 
 class MachineRepo:
@@ -46,10 +52,7 @@ class MachineRepo:
         lock, and everything that changes a machine's credits or sessions takes this lock first.
         """
         m = self.get(asset, for_update=True)  # raises NotFound
-        a = Account.__table__
-        credits = select(a.c.balance * a.c.normal_sign).where(a.c.code == credits_code).scalar_subquery()
-        carded = select(PlayerSession.id).where(PlayerSession.machine_id == m.id, PlayerSession.status == "open").exists()
-        balance, is_carded = self.s.execute(select(credits, carded)).one()
+        balance, is_carded = self.s.execute(_CREDITS_AND_CARDED, {"code": credits_code, "mid": m.id}).one()
         if balance is None:
             raise NotFound(f"account {credits_code!r} does not exist")
         return m, int(balance), bool(is_carded)

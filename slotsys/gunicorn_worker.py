@@ -1,0 +1,101 @@
+"""The web nodes' gunicorn worker: gthread plus admission control (``slotsys/admission.py``). Set by
+``slotsys/gunicorn_conf.py``; ``make run`` serves with it too.
+
+gthread hands each readable connection to a thread pool; when every thread is busy the connection waits in
+the pool's queue, unseen by the app. This worker notes when each connection joined that queue
+(``enqueue_req``: a new connection, a kept-alive one whose next request arrived, or a pending one whose first
+bytes did). On the thread that takes it up, once the request line and headers are parsed, it asks the
+:class:`~slotsys.admission.AdmissionPolicy` (settings ``SLOTSYS_SHED_*``) whether to serve the request:
+
+* shed: a 503 ``application/problem+json`` (type ``…/problems/overloaded``) with ``Retry-After`` is written
+  here, without calling the app — no authentication, no body parsing, no database — so refusing costs a small
+  fraction of serving (a refusal that went through Flask cost about as much CPU as the spins it displaced);
+  ``slotsys_http_shed_total{endpoint}`` counts it and one warning a second per worker sums them up;
+* served: the queue time is handed to the app (:func:`slotsys.admission.request_queued`) for its
+  ``Server-Timing`` header, the ``queue_ms`` of its access log line and ``slotsys_http_queue_seconds``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import structlog
+from gunicorn.http import wsgi
+from gunicorn.workers.gthread import ThreadWorker
+
+from slotsys import admission
+
+log = structlog.get_logger("slotsys.admission")
+
+
+class AdmissionWorker(ThreadWorker):
+    def init_process(self):
+        from slotsys.settings import get_settings
+
+        s = get_settings()
+        self.admission = admission.AdmissionPolicy(
+            s.shed_queue_ms / 1000, target_s=s.shed_target_ms / 1000, interval_s=s.shed_interval_ms / 1000,
+            retry_after_s=s.shed_retry_after_s)
+        self._shed_since_log = 0
+        self._shed_logged_at = time.monotonic()
+        super().init_process()
+
+    def enqueue_req(self, conn):
+        conn.slotsys_queued_at = time.monotonic()
+        super().enqueue_req(conn)
+
+    def handle(self, conn):
+        admission.request_queued(getattr(conn, "slotsys_queued_at", None))
+        try:
+            return super().handle(conn)
+        finally:
+            admission.request_queued(None)
+
+    def handle_request(self, req, conn):
+        wait = admission.queue_wait_s()
+        if self.admission.shed(req.path, wait):
+            return self._refuse(req, conn, wait)
+        return super().handle_request(req, conn)
+
+    # ------------------------------------------------------------------ the refusal
+    def _refuse(self, req, conn, wait: float) -> bool:
+        """Answer 503 problem+json + Retry-After on the connection; True keeps it alive (gunicorn's rule)."""
+        from slotsys import metrics
+        from slotsys.api.problems import PROBLEM_BASE
+
+        retry = self.admission.retry_after_s
+        body = json.dumps({
+            "type": PROBLEM_BASE + "overloaded",
+            "title": "Service busy",
+            "status": 503,
+            "detail": f"the node is overloaded: the request waited {wait * 1000:.0f} ms for a worker; nothing was "
+                      f"applied: retry after {retry} s with the same Idempotency-Key",
+            "instance": req.path,
+        }).encode()
+        resp, _environ = wsgi.create(req, conn.sock, conn.client, conn.server, self.cfg)
+        if not self.alive or not self.cfg.keepalive:
+            resp.force_close()
+        resp.start_response("503 Service Unavailable", [
+            ("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+            ("Retry-After", str(retry)), ("Server-Timing", f"queue;dur={wait * 1000:.2f}"),
+        ])
+        resp.write(body)
+        resp.close()
+        metrics.record_shed(self._endpoint(req))
+        self._shed_since_log += 1
+        now = time.monotonic()
+        if now - self._shed_logged_at >= 1.0:  # one line a second, not one per refusal
+            structlog.contextvars.clear_contextvars()  # not the previous request's ids
+            log.warning("admission.shed", requests=self._shed_since_log, seconds=round(now - self._shed_logged_at, 2),
+                        last_wait_ms=round(wait * 1000, 1), last_path=req.path,
+                        overloaded=self.admission.overloaded)
+            self._shed_since_log, self._shed_logged_at = 0, now
+        return not resp.should_close()
+
+    def _endpoint(self, req) -> str:
+        """The Flask endpoint the request would have reached (a bounded label set), else ``unknown``."""
+        try:
+            return self.wsgi.url_map.bind("localhost").match(req.path, req.method)[0]
+        except Exception:
+            return "unknown"

@@ -1,0 +1,142 @@
+"""Admission control end to end, under real gunicorn with ``slotsys.gunicorn_worker.AdmissionWorker``: a
+request that waited longer than the queue budget is a 503 problem with Retry-After that changes nothing, and
+its retry with the same Idempotency-Key is served once. (The rule itself: tests/unit/test_admission.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from slotsys.settings import Settings
+from tests.conftest import _make_app
+
+ROOT = Path(__file__).resolve().parents[2]
+SPIN = {"lines": 1, "multiplier": 1}
+
+
+def test_without_the_worker_nothing_is_queued_or_shed(api):
+    """The Flask test client (or any server but AdmissionWorker): no queue time, so no refusal, and the
+    Server-Timing header names the app's time only."""
+    api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 10_000})
+    r = api.as_machine("M001", "POST", "/api/v1/machines/M001/spin", SPIN)
+    assert r.status_code == 200, r.json
+    assert r.headers["Server-Timing"].startswith("app;dur=") and "queue" not in r.headers["Server-Timing"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def one_thread_server(tmp_path_factory):
+    """gunicorn as production runs it (``-c python:slotsys.gunicorn_conf``), one worker with one thread, every
+    Idempotency-Key use case held 300 ms (SLOTSYS_FAULT_DELAY_MS), queue budget 100 ms."""
+    tmp = tmp_path_factory.mktemp("admission")
+    db = f"sqlite:///{tmp / 'floor.db'}"
+    app = _make_app(Settings(database_url=db, redis_url=None, celery_eager=True, credentials_file=tmp / "creds.json"))
+    creds = app.config["DEMO_CREDENTIALS"]
+    app.extensions["slotsys"].jackpots.driver.stop()
+    app.extensions["slotsys"].uow.engine.dispose()
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
+    env.update(DATABASE_URL=db, SLOTSYS_CELERY_EAGER="true", SLOTSYS_LOG_JSON="true", SLOTSYS_LOG_LEVEL="INFO",
+               SLOTSYS_FAULT_DELAY_MS="300", SLOTSYS_SHED_QUEUE_MS="100", PROMETHEUS_MULTIPROC_DIR=str(tmp / "prom"))
+    log_path = tmp / "gunicorn.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "--workers", "1",
+             "--threads", "1", "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
+            time.sleep(0.3)
+        yield {"base": base, "creds": creds, "log": log_path}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_gunicorn_sheds_what_queued_past_the_budget_and_the_retries_pay_once(one_thread_server):
+    base, creds = one_thread_server["base"], one_thread_server["creds"]
+    assets = ["M001", "M003", "M005", "M007", "M009"]  # lines games (SPIN)
+    keys = {m["asset"]: m["key"] for m in creds["machines"]}
+    with httpx.Client(base_url=base, timeout=30) as c:
+        for a in assets:
+            r = c.post(f"/api/v1/machines/{a}/bill-in", json={"amount": 10_000},
+                       headers={"Authorization": f"Bearer {keys[a]}", "Idempotency-Key": uuid.uuid4().hex})
+            assert r.status_code == 200, r.text
+
+    idem = {a: uuid.uuid4().hex for a in assets}
+    first: dict[str, httpx.Response] = {}
+    go = threading.Barrier(len(assets))
+
+    def spin(a: str) -> None:
+        with httpx.Client(base_url=base, timeout=30) as c:
+            go.wait()
+            first[a] = c.post(f"/api/v1/machines/{a}/spin", json=SPIN,
+                              headers={"Authorization": f"Bearer {keys[a]}", "Idempotency-Key": idem[a]})
+
+    threads = [threading.Thread(target=spin, args=(a,)) for a in assets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    statuses = sorted(r.status_code for r in first.values())
+    # one thread, 300 ms a spin: at most the first one or two start within 100 ms of joining the queue
+    assert statuses.count(200) >= 1 and statuses.count(503) >= 2, statuses
+    assert set(statuses) <= {200, 503}, [r.text for r in first.values()]
+    for a, r in first.items():
+        if r.status_code == 503:
+            assert r.headers["Retry-After"] == "1" and r.headers["Content-Type"] == "application/problem+json"
+            p = r.json()
+            assert p["type"].endswith("/overloaded") and p["status"] == 503 and "same Idempotency-Key" in p["detail"]
+            assert p["instance"] == f"/api/v1/machines/{a}/spin" and r.headers["Server-Timing"].startswith("queue;dur=")
+            assert r.elapsed.total_seconds() < 5
+
+    with httpx.Client(base_url=base, timeout=30) as c:
+        finals = {}
+        for a in assets:  # one at a time: nothing queues, every retry is served; a served spin replays
+            r = c.post(f"/api/v1/machines/{a}/spin", json=SPIN,
+                       headers={"Authorization": f"Bearer {keys[a]}", "Idempotency-Key": idem[a]})
+            assert r.status_code == 200, r.text
+            if first[a].status_code == 200:
+                assert r.json() == first[a].json()
+            finals[a] = r.json()
+            m = c.get(f"/api/v1/machines/{a}/meters", headers={"Authorization": f"Bearer {keys[a]}"}).json()
+            assert m["meters"]["games_played"] == 1, (a, m)  # each machine played exactly one game
+            assert finals[a]["game_number"] == 1
+        metrics = c.get("/metrics").text
+        auditor = next(s for s in creds["staff"] if s["role"] == "auditor")
+        tok = c.post("/api/v1/auth/login", json={"username": auditor["username"], "password": auditor["password"]})
+        audit = c.get("/api/v1/audit/ledger", headers={"Authorization": f"Bearer {tok.json()['token']}"}).json()
+        assert audit["balanced"], audit
+    shed = {line.split("{", 1)[1].split("}", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+            if line.startswith("slotsys_http_shed_total{")}
+    assert shed == {'endpoint="machines.spin"': statuses.count(503)}, shed
+    assert "slotsys_http_queue_seconds_bucket" in metrics
+    log = one_thread_server["log"].read_text()
+    assert '"queue_ms"' in log  # the access line says how long each request queued
+    assert '"admission.shed"' in log  # and the refusals are summed up in the log
