@@ -11,12 +11,13 @@ cheap refusals that change nothing: the machine retries after ``Retry-After`` wi
 Pieces:
 
 * :class:`slotsys.gunicorn_worker.AdmissionWorker` (the web nodes' worker class, set in
-  ``slotsys/gunicorn_conf.py``) stamps each request with the monotonic time its connection was queued and
-  hands it to the serving thread through :func:`request_queued`;
-* the app's first ``before_request`` asks :func:`queue_wait_s` and :meth:`AdmissionPolicy.shed` (CoDel's rule
-  and a hard budget: ``SLOTSYS_SHED_TARGET_MS``, ``SLOTSYS_SHED_INTERVAL_MS``, ``SLOTSYS_SHED_QUEUE_MS``), and
-  answers a shed request with a problem+json 503 (``code`` ``overloaded``) before authentication, parsing or any
-  database call.
+  ``slotsys/gunicorn_conf.py``) measures how long each connection waited for a thread and hands it to the
+  serving thread through :func:`request_queued`;
+* once the request line and headers are parsed, the worker asks :meth:`AdmissionPolicy.shed` (CoDel's rule
+  and a hard budget: ``SLOTSYS_SHED_TARGET_MS``, ``SLOTSYS_SHED_INTERVAL_MS``, ``SLOTSYS_SHED_QUEUE_MS``) and
+  answers a shed request itself with a problem+json 503 (type ``…/overloaded``), without calling the app: no
+  authentication, body parsing or database call;
+* a served request's wait reaches the app (:func:`queue_wait_s`) for its ``Server-Timing`` header and log line.
 
 Requests not served by that worker (the Flask test client, another server) have no queue time and are never
 shed. Pure: no Flask, no gunicorn import.
@@ -33,19 +34,16 @@ _local = threading.local()
 EXEMPT_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
-def request_queued(at: float | None) -> None:
-    """Called by the worker on the serving thread: ``at`` is the ``time.monotonic()`` (seconds) at which the
-    request's connection joined the worker's queue; ``None`` once the request is done."""
-    _local.queued_at = at
+def request_queued(wait_s: float | None) -> None:
+    """Called by the worker on the serving thread as it takes a connection up: ``wait_s`` is how long (seconds)
+    the connection waited in the worker's queue for a thread; ``None`` once the request is done."""
+    _local.wait_s = None if wait_s is None else max(0.0, wait_s)
 
 
-def queue_wait_s(now: float | None = None) -> float | None:
+def queue_wait_s() -> float | None:
     """Seconds the current thread's request waited in the worker's queue before a thread took it up; ``None``
     when the request did not come through :class:`~slotsys.gunicorn_worker.AdmissionWorker`."""
-    at = getattr(_local, "queued_at", None)
-    if at is None:
-        return None
-    return max(0.0, (time.monotonic() if now is None else now) - at)
+    return getattr(_local, "wait_s", None)
 
 
 class AdmissionPolicy:

@@ -68,22 +68,37 @@ class Client:
 
     def call(self, method: str, path: str, body: dict | None = None, money: bool = False) -> httpx.Response:
         headers = {"Idempotency-Key": uuid.uuid4().hex} if money else {}
-        last: Exception | None = None
-        resp: httpx.Response | None = None
+        last: Exception | httpx.Response | None = None
         for _ in range(10):  # a retry reuses the same Idempotency-Key: it is paid at most once
             try:
                 resp = self.http.request(method, path, json=body, headers=headers)
             except httpx.TransportError as e:
                 last = e
                 continue
-            if resp.status_code == 503 and "Retry-After" in resp.headers:  # shed or unavailable: back off, retry
+            if resp.status_code == 503 and "Retry-After" in resp.headers:  # busy or unavailable: back off, retry
                 self.stats.add(shed_retries=1)
-                time.sleep(min(float(resp.headers["Retry-After"]), 5.0))
+                last = resp
+                time.sleep(retry_after_s(resp.headers["Retry-After"]))
                 continue
             return resp
-        if resp is not None:
-            return resp
+        if isinstance(last, httpx.Response):
+            return last
         raise last  # type: ignore[misc]
+
+
+def retry_after_s(value: str) -> float:
+    """Seconds to wait for an HTTP ``Retry-After`` (delay-seconds, or an HTTP-date; RFC 9110 §10.2.3), capped at
+    5 s, plus up to 50% jitter so refused machines do not all come back in the same instant."""
+    try:
+        delay = float(value)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            delay = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            delay = 1.0
+    return min(max(delay, 0.0), 5.0) * (1 + random.random() / 2)
 
 
 def _ok(resp: httpx.Response, stats: Stats, what: str) -> dict | None:
@@ -113,7 +128,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             r = httpx.post(f"{base}/api/v1/auth/login", json={"username": staff[role]["username"], "password": staff[role]["password"]}, timeout=30)
             if r.status_code != 503 or "Retry-After" not in r.headers:
                 break
-            time.sleep(min(float(r.headers["Retry-After"]), 5.0))
+            time.sleep(retry_after_s(r.headers["Retry-After"]))
         r.raise_for_status()
         return r.json()["token"]
 

@@ -46,7 +46,27 @@ keepalive = 10
 # in the kernel's accept backlog until some other connection closes: with 3,000 machines on two workers
 # (bench/floor_load.py --machines 3000 --interval 3), a third of them waited 10–20 s for every spin while the
 # app itself answered within 0.4 s. An idle connection costs a socket and a poller entry.
-worker_connections = 5000
+# Each connection is a file descriptor: the soft open-files limit is raised towards the hard one (systemd's
+# default soft limit, 1,024, would otherwise crash a worker with EMFILE at about the 1,000th machine), and
+# the setting is capped below whatever limit there is, leaving room for the database pool, Redis and logs.
+import resource  # noqa: E402
+
+_SPARE_FDS = 200
+
+
+def _open_files_limit(want: int) -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return want if soft == resource.RLIM_INFINITY else soft
+
+
+worker_connections = max(100, min(5000, _open_files_limit(5000 + _SPARE_FDS) - _SPARE_FDS))
 
 
 def on_starting(server) -> None:

@@ -10,7 +10,8 @@ bytes did). On the thread that takes it up, once the request line and headers ar
 * shed: a 503 ``application/problem+json`` (type ``…/problems/overloaded``) with ``Retry-After`` is written
   here, without calling the app — no authentication, no body parsing, no database — so refusing costs a small
   fraction of serving (a refusal that went through Flask cost about as much CPU as the spins it displaced);
-  ``slotsys_http_shed_total{endpoint}`` counts it and one warning a second per worker sums them up;
+  ``slotsys_http_shed_total{endpoint}`` counts it (and ``slotsys_http_requests_total{endpoint,"503"}``,
+  ``slotsys_http_queue_seconds``), and one warning a second per worker sums them up;
 * served: the queue time is handed to the app (:func:`slotsys.admission.request_queued`) for its
   ``Server-Timing`` header, the ``queue_ms`` of its access log line and ``slotsys_http_queue_seconds``.
 """
@@ -18,6 +19,7 @@ bytes did). On the thread that takes it up, once the request line and headers ar
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import structlog
@@ -29,6 +31,9 @@ from slotsys import admission
 log = structlog.get_logger("slotsys.admission")
 
 
+_DRAINABLE_BODY = 64 * 1024  # bytes a refusal still drains to keep the connection (the API's own body limit)
+
+
 class AdmissionWorker(ThreadWorker):
     def init_process(self):
         from slotsys.settings import get_settings
@@ -37,6 +42,7 @@ class AdmissionWorker(ThreadWorker):
         self.admission = admission.AdmissionPolicy(
             s.shed_queue_ms / 1000, target_s=s.shed_target_ms / 1000, interval_s=s.shed_interval_ms / 1000,
             retry_after_s=s.shed_retry_after_s)
+        self._shed_lock = threading.Lock()
         self._shed_since_log = 0
         self._shed_logged_at = time.monotonic()
         super().init_process()
@@ -46,7 +52,9 @@ class AdmissionWorker(ThreadWorker):
         super().enqueue_req(conn)
 
     def handle(self, conn):
-        admission.request_queued(getattr(conn, "slotsys_queued_at", None))
+        # the wait ends when a thread takes the connection up: the client's own sending time is not queueing
+        at = getattr(conn, "slotsys_queued_at", None)
+        admission.request_queued(None if at is None else time.monotonic() - at)
         try:
             return super().handle(conn)
         finally:
@@ -60,10 +68,17 @@ class AdmissionWorker(ThreadWorker):
 
     # ------------------------------------------------------------------ the refusal
     def _refuse(self, req, conn, wait: float) -> bool:
-        """Answer 503 problem+json + Retry-After on the connection; True keeps it alive (gunicorn's rule)."""
+        """Answer 503 problem+json + Retry-After on the connection; True keeps it alive (gunicorn's rule).
+        Counted before the write (a client that has gone still counts); nothing after the write may raise,
+        or gunicorn would write a 500 behind the 503."""
         from slotsys import metrics
         from slotsys.api.problems import PROBLEM_BASE
 
+        endpoint = self._endpoint(req)
+        try:
+            metrics.record_shed(endpoint, wait)
+        except Exception:  # bookkeeping never turns a refusal into an error
+            log.exception("admission.count_failed")
         retry = self.admission.retry_after_s
         body = json.dumps({
             "type": PROBLEM_BASE + "overloaded",
@@ -73,25 +88,39 @@ class AdmissionWorker(ThreadWorker):
                       f"applied: retry after {retry} s with the same Idempotency-Key",
             "instance": req.path,
         }).encode()
+        if _body_not_drainable(req):
+            # don't invite (100 Continue) or wait for a body that will be thrown away: close after the answer
+            req._expected_100_continue = False
+            req.force_close()
         resp, _environ = wsgi.create(req, conn.sock, conn.client, conn.server, self.cfg)
         if not self.alive or not self.cfg.keepalive:
             resp.force_close()
-        resp.start_response("503 Service Unavailable", [
-            ("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
-            ("Retry-After", str(retry)), ("Server-Timing", f"queue;dur={wait * 1000:.2f}"),
-        ])
+        headers = [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+                   ("Retry-After", str(retry)), ("Server-Timing", f"queue;dur={wait * 1000:.2f}")]
+        rid = _header(req, "X-REQUEST-ID")
+        if rid:
+            headers.append(("X-Request-ID", rid[:100]))
+        resp.start_response("503 Service Unavailable", headers)
         resp.write(body)
         resp.close()
-        metrics.record_shed(self._endpoint(req))
-        self._shed_since_log += 1
-        now = time.monotonic()
-        if now - self._shed_logged_at >= 1.0:  # one line a second, not one per refusal
-            structlog.contextvars.clear_contextvars()  # not the previous request's ids
-            log.warning("admission.shed", requests=self._shed_since_log, seconds=round(now - self._shed_logged_at, 2),
-                        last_wait_ms=round(wait * 1000, 1), last_path=req.path,
-                        overloaded=self.admission.overloaded)
-            self._shed_since_log, self._shed_logged_at = 0, now
+        try:
+            self._log_refusals(req, wait)
+        except Exception:
+            pass
         return not resp.should_close()
+
+    def _log_refusals(self, req, wait: float) -> None:
+        """One warning a second per worker, not one per refusal."""
+        now = time.monotonic()
+        with self._shed_lock:
+            self._shed_since_log += 1
+            if now - self._shed_logged_at < 1.0:
+                return
+            n, since = self._shed_since_log, now - self._shed_logged_at
+            self._shed_since_log, self._shed_logged_at = 0, now
+        structlog.contextvars.clear_contextvars()  # not the previous request's ids
+        log.warning("admission.shed", requests=n, seconds=round(since, 2), last_wait_ms=round(wait * 1000, 1),
+                    last_path=req.path, overloaded=self.admission.overloaded)
 
     def _endpoint(self, req) -> str:
         """The Flask endpoint the request would have reached (a bounded label set), else ``unknown``."""
@@ -99,3 +128,21 @@ class AdmissionWorker(ThreadWorker):
             return self.wsgi.url_map.bind("localhost").match(req.path, req.method)[0]
         except Exception:
             return "unknown"
+
+
+def _header(req, name: str) -> str | None:
+    for k, v in req.headers:
+        if k == name:
+            return v
+    return None
+
+
+def _body_not_drainable(req) -> bool:
+    """A body the client waits to be invited to send (Expect: 100-continue), or larger than the API accepts."""
+    if req._expected_100_continue:
+        return True
+    length = _header(req, "CONTENT-LENGTH")
+    try:
+        return length is not None and int(length) > _DRAINABLE_BODY
+    except ValueError:
+        return True

@@ -94,8 +94,12 @@ def observe_request(endpoint: str, status: int, seconds: float, queue_wait_s: fl
         QUEUE_WAIT.observe(queue_wait_s)
 
 
-def record_shed(endpoint: str) -> None:
+def record_shed(endpoint: str, queue_wait_s: float) -> None:
+    """A request refused by admission control (never reached the app): counted as shed, as a 503 answer, and
+    its queue wait observed."""
     SHED.labels(endpoint).inc()
+    REQUESTS.labels(endpoint, "503").inc()
+    QUEUE_WAIT.observe(queue_wait_s)
 
 
 # ------------------------------------------------------------------ Celery queue depth (scrape time)

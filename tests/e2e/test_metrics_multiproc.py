@@ -119,16 +119,23 @@ def test_metrics_aggregate_every_gunicorn_worker(server):
     results: list[dict] = []
     errors: list[str] = []
     spin_requests = 0
+    shed_seen = 0
     lock = threading.Lock()
 
     def play(asset: str, spins: int) -> None:
-        nonlocal spin_requests
+        nonlocal spin_requests, shed_seen
         h = {"Authorization": f"Bearer {_key(creds, asset)}"}
         body = {"lines": 1, "multiplier": 1} if int(asset[1:]) % 2 else {"reels": 1, "multiplier": 1}
         with _fresh_client() as c:
             for _ in range(spins):
-                r = c.post(f"{base}/api/v1/machines/{asset}/spin", json=body,
-                           headers={**h, "Idempotency-Key": uuid.uuid4().hex})
+                key = uuid.uuid4().hex
+                for _attempt in range(20):  # as a machine does: a busy node's 503 is retried with the same key
+                    r = c.post(f"{base}/api/v1/machines/{asset}/spin", json=body, headers={**h, "Idempotency-Key": key})
+                    if r.status_code != 503 or "Retry-After" not in r.headers:
+                        break
+                    with lock:
+                        shed_seen += 1  # refused by admission control before the app: not a spin request
+                    time.sleep(0.2)
                 with lock:
                     spin_requests += 1
                     (results.append(r.json()) if r.status_code == 200 else errors.append(f"{asset} {r.status_code} {r.text}"))
@@ -197,6 +204,7 @@ def test_metrics_aggregate_every_gunicorn_worker(server):
         assert m[("slotsys_ticket_redeemed_won_total", (("channel", "cage"),))] == ticket["amount"]
         assert m[("slotsys_http_request_seconds_count", (("endpoint", "machines.spin"),))] == spin_requests
         assert m[("slotsys_http_requests_total", (("endpoint", "machines.spin"), ("status", "200")))] == spin_requests
+        assert m.get(("slotsys_http_shed_total", (("endpoint", "machines.spin"),)), 0) == shed_seen
     assert server["proc"].poll() is None
 
 

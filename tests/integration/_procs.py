@@ -178,7 +178,6 @@ class Gunicorn(Proc):
         self.workers = workers
         env = dict(env, PROMETHEUS_MULTIPROC_DIR=str(tmp / f"prometheus-{self.port}"))
         super().__init__([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "-w", workers, "--threads", threads,
-                          "-k", "gthread",
                           "-b", f"127.0.0.1:{self.port}", "--timeout", "60", "--graceful-timeout", "5",
                           "--log-level", "warning", "slotsys.wsgi:app"], env, tmp / f"gunicorn-{self.port}.log")
 

@@ -40,3 +40,24 @@ def test_each_worker_freezes_what_it_imported_out_of_the_cyclic_collector():
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+def test_worker_connections_fit_the_open_files_limit():
+    """Every machine's connection is a file descriptor: past the soft limit gthread's accept() raises EMFILE
+    and the worker dies with every connection it held. The conf raises the soft limit towards the hard one
+    and keeps worker_connections below it."""
+    import resource
+
+    conf = importlib.import_module("slotsys.gunicorn_conf")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert conf.worker_connections >= 100
+    if soft != resource.RLIM_INFINITY:
+        assert conf.worker_connections + conf._SPARE_FDS <= soft
+    saved = (soft, hard)
+    try:  # a low soft limit is raised (up to the hard one), never left below what the setting needs
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        got = conf._open_files_limit(5200)
+        assert got == (5200 if hard == resource.RLIM_INFINITY else min(5200, hard))
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == got
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, saved)
