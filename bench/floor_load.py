@@ -37,6 +37,7 @@ import multiprocessing as mp
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -245,6 +246,38 @@ def healthz_rate(base: str, seconds: float, clients: int = 16) -> float:
     return n[0] / (time.perf_counter() - s)
 
 
+def cpu_seconds_by_role() -> dict[int, tuple[str, float]]:
+    """CPU seconds (user + system) each live process has used, by role: PostgreSQL (backends and server),
+    gunicorn, the Celery worker, Redis, other (Linux /proc). Sampled before and after the load, the
+    difference says where the machine's cores went; a process that exited in between is not counted (the
+    load client's own is taken from getrusage once it has exited)."""
+    tck = os.sysconf("SC_CLK_TCK")
+    out: dict[int, tuple[str, float]] = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        cpu = (int(fields[11]) + int(fields[12])) / tck
+        role = ("PostgreSQL" if name.startswith("postgres") or cmd.startswith("postgres") else "gunicorn" if "gunicorn" in cmd
+                else "Celery" if "celery" in cmd else "Redis" if name.startswith("redis") else "other")
+        out[int(pid)] = (role, cpu)
+    return out
+
+
+def cpu_per_op(before: dict, after: dict, ops: int) -> dict[str, float]:
+    """CPU milliseconds per operation by role, between two :func:`cpu_seconds_by_role` samples."""
+    by_role: dict[str, float] = {}
+    for pid, (role, cpu) in after.items():
+        by_role[role] = by_role.get(role, 0.0) + cpu - before.get(pid, (role, 0.0))[1]
+    return {r: v * 1000 / max(1, ops) for r, v in sorted(by_role.items(), key=lambda kv: -kv[1])}
+
+
 def pgbench_spin(db_url: str, clients: int, seconds: float) -> float:
     """tps of the spin's own statements as one pgbench transaction, on the load machines' rows:
     machine row lock, idempotency claim, credits read, 2 account updates, journal entry, 2 postings,
@@ -359,10 +392,13 @@ def main() -> int:
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in kids]
         if args.driver == "wrk":
             base_rate = healthz_wrk(base, 5)
+            cpu0, wall0, kids0 = cpu_seconds_by_role(), time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
             if args.closed:
                 wrk = run_wrk(base, machines, args.closed, args.seconds, args.wrk_threads, tmp)
             else:  # one connection per machine, each thinking --interval between its result and its next spin
                 wrk = run_wrk(base, machines, len(machines), args.seconds, args.wrk_threads, tmp, think_s=args.interval)
+            cpu1, wall1, kids1 = cpu_seconds_by_role(), time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu1[-1] = ("wrk", (kids1.ru_utime + kids1.ru_stime) - (kids0.ru_utime + kids0.ru_stime))  # wrk has exited
             ok = wrk["requests"] - wrk["non2xx"]
             shed = wrk["statuses"].get("503", 0)
             rate = ok / (wrk["duration_us"] / 1e6)
@@ -409,6 +445,11 @@ def main() -> int:
                 print(f"served spins, server side (Server-Timing queue + app): p50 {sv['p50']:.1f} ms  p95 {sv['p95']:.1f} ms  "
                       f"p99 {sv['p99']:.1f} ms  max {sv['max']:.1f} ms;  shed (503 Retry-After, nothing applied): {shed:,} "
                       f"= {shed / max(1, wrk['requests']):.1%} of answers")
+            per = cpu_per_op(cpu0, cpu1, ok)
+            busy = sum(per.values()) * ok / 1000 / (wall1 - wall0) / (os.cpu_count() or 1)
+            print(f"CPU ms per served spin: {sum(per.values()):.2f} in all = "
+                  + ", ".join(f"{r} {v:.2f}" for r, v in per.items() if v >= 0.005)
+                  + f"  (the {os.cpu_count()} cores {busy:.0%} busy)")
         else:
             print(f"spins: {rate:,.1f} spins/s  p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  p99 {pct(lat, 99):.1f} ms"
                   f"  ({len(lat):,} ok, errors {errors or 0})")

@@ -63,7 +63,7 @@ class AdmissionPolicy:
     never shed and are not observed. Thread-safe: one policy serves every thread of a worker process.
     """
 
-    def __init__(self, budget_s: float, *, target_s: float = 0.01, interval_s: float = 0.1, retry_after_s: int = 1,
+    def __init__(self, budget_s: float, *, target_s: float = 0.05, interval_s: float = 0.1, retry_after_s: int = 1,
                  exempt_paths: frozenset[str] = EXEMPT_PATHS) -> None:
         self.budget_s = budget_s
         self.target_s = target_s
