@@ -15,6 +15,8 @@ from slotsys.domain.errors import NotFound
 
 _METER_UPDATES: dict[tuple, object] = {}
 _ACC = Account.__table__
+_MACHINE = select(Machine).where(Machine.asset_number == bindparam("asset"))  # built once: compiled form cached
+_MACHINE_LOCKED = _MACHINE.with_for_update()
 # the spin's second read (built once; SQLAlchemy caches its compiled form): credits in won, a player carded in?
 _CREDITS_AND_CARDED = select(
     select(_ACC.c.balance * _ACC.c.normal_sign).where(_ACC.c.code == bindparam("code")).scalar_subquery(),
@@ -32,10 +34,7 @@ class MachineRepo:
     def get(self, asset: str, *, for_update: bool = False) -> Machine:
         """The machine by asset number; ``for_update`` takes its row lock (spins on one
         machine are serialised, and the machine row is always the first lock taken)."""
-        stmt = select(Machine).where(Machine.asset_number == asset)
-        if for_update:
-            stmt = stmt.with_for_update()
-        m = self.s.scalar(stmt)
+        m = self.s.scalar(_MACHINE_LOCKED if for_update else _MACHINE, {"asset": asset})
         if m is None:
             raise NotFound(f"machine {asset!r} is not on the floor", field="asset")
         return m
