@@ -19,8 +19,8 @@ Business counters are incremented **after the transaction commits** and **not** 
 * ``slotsys_http_requests_total{endpoint,status}`` and ``slotsys_http_request_seconds{endpoint}`` (histogram);
   ``endpoint`` is the Flask endpoint name (``unknown`` for unmatched paths), so the label set stays bounded;
 * ``slotsys_http_queue_seconds`` (histogram): how long each request waited for a worker thread, and
-  ``slotsys_http_shed_total{endpoint}``: requests refused 503 for waiting longer than the budget
-  (``slotsys/admission.py``);
+  ``slotsys_http_shed_total{endpoint}``: requests refused 503 for waiting too long (``slotsys/admission.py``;
+  also counted in ``slotsys_http_requests_total`` with status 503);
 * ``slotsys_celery_queue_depth{queue}`` (tasks waiting in the broker) and ``slotsys_celery_unacked`` (tasks
   taken by a worker, not yet acknowledged), read from Redis at scrape time with a 250 ms timeout; when Redis
   does not answer they are absent and ``slotsys_celery_broker_up`` is 0: a scrape never fails for them.
@@ -41,8 +41,8 @@ LATENCY = Histogram("slotsys_http_request_seconds", "HTTP request latency (secon
 QUEUE_WAIT = Histogram("slotsys_http_queue_seconds", "Time a request waited for a worker thread (seconds; gunicorn "
                        "with slotsys.gunicorn_worker.AdmissionWorker)",
                        buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
-SHED = Counter("slotsys_http_shed_total", "Requests refused with 503 because they waited longer than the queue budget "
-               "(admission control)", ["endpoint"])
+SHED = Counter("slotsys_http_shed_total", "Requests refused with 503 for waiting too long for a worker thread "
+               "(admission control, slotsys/admission.py)", ["endpoint"])
 SPINS = Counter("slotsys_spins_total", "Games played (paid spins; free games are part of their paid game)")
 COIN_IN = Counter("slotsys_coin_in_won_total", "Won wagered by spins")
 COIN_OUT = Counter("slotsys_coin_out_won_total", "Won won by spins (game wins; jackpots are counted apart)")
