@@ -1,5 +1,5 @@
-"""Real processes for the fault tests (tests/integration/test_faults.py, bench/faults.py): a fresh
-PostgreSQL database with the demo floor, gunicorn, a Celery worker (with embedded beat), and a
+"""Real processes for the fault tests (tests/integration/test_faults.py): a fresh
+PostgreSQL database with the demo floor, gunicorn (the production conf and its AdmissionWorker), a Celery worker (with embedded beat), and a
 private redis-server that may be stopped (never the shared one). Every process runs in its own
 session (process group) and is killed with its group; logs go to files for the failure message."""
 
