@@ -182,3 +182,49 @@ def test_a_refused_request_that_expects_100_continue_is_not_invited_to_send_its_
     assert head.startswith("HTTP/1.1 503"), raw[:300]
     assert "100 Continue" not in raw.decode(errors="replace")
     assert "connection: close" in head.lower()
+
+
+def test_a_refusal_never_waits_for_a_trickled_body(one_thread_server):
+    """A refused request whose body has not all arrived is answered at once and its connection closed: a
+    client trickling its body (no credentials needed: refusals come before authentication) cannot hold the
+    worker's thread."""
+    base, creds = one_thread_server["base"], one_thread_server["creds"]
+    key = next(m["key"] for m in creds["machines"] if m["asset"] == "M013")
+    busy = threading.Thread(target=lambda: httpx.post(
+        f"{base}/api/v1/machines/M013/bill-in", json={"amount": 10_000}, timeout=30,
+        headers={"Authorization": f"Bearer {key}", "Idempotency-Key": uuid.uuid4().hex}))
+    busy.start()
+    time.sleep(0.1)  # the bill-in holds the only thread for 600 ms
+    host, port = base.removeprefix("http://").split(":")
+    stop = threading.Event()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        t0 = time.monotonic()
+        sock.sendall(b"POST /api/v1/machines/M013/spin HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 40\r\n\r\n{")
+
+        def trickle():  # the other 39 bytes, one every 0.3 s (12 s in all) until the server hangs up
+            for _ in range(39):
+                if stop.wait(0.3):
+                    return
+                try:
+                    sock.sendall(b" ")
+                except OSError:
+                    return
+
+        dripper = threading.Thread(target=trickle)
+        dripper.start()
+        raw = b""
+        try:
+            while chunk := sock.recv(65536):  # to EOF: the server closes
+                raw += chunk
+        finally:
+            took = time.monotonic() - t0
+            stop.set()
+            dripper.join()
+    busy.join()
+    assert raw.startswith(b"HTTP/1.1 503"), raw[:200]
+    assert b"connection: close" in raw.lower()
+    assert took < 3, took  # the queue (≤ 0.6 s) and nothing more: not the 40 bytes that never come
+    # the thread is free again: a probe is answered at once
+    t0 = time.monotonic()
+    assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200 and time.monotonic() - t0 < 2
