@@ -6,21 +6,18 @@ its retry with the same Idempotency-Key is served once. (The rule itself: tests/
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
+
 from slotsys.settings import Settings
 from tests.conftest import _make_app
+from tests.e2e._gunicorn import gunicorn
 
-ROOT = Path(__file__).resolve().parents[2]
 SPIN = {"lines": 1, "multiplier": 1}
 
 
@@ -33,12 +30,6 @@ def test_without_the_worker_nothing_is_queued_or_shed(api):
     assert r.headers["Server-Timing"].startswith("app;dur=") and "queue" not in r.headers["Server-Timing"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def one_thread_server(tmp_path_factory):
     """gunicorn as production runs it (``-c python:slotsys.gunicorn_conf``), one worker with one thread, every
@@ -49,35 +40,20 @@ def one_thread_server(tmp_path_factory):
     creds = app.config["DEMO_CREDENTIALS"]
     app.extensions["slotsys"].jackpots.driver.stop()
     app.extensions["slotsys"].uow.engine.dispose()
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
-    env.update(DATABASE_URL=db, SLOTSYS_CELERY_EAGER="true", SLOTSYS_LOG_JSON="true", SLOTSYS_LOG_LEVEL="INFO",
-               SLOTSYS_FAULT_DELAY_MS="600", SLOTSYS_SHED_QUEUE_MS="250", PROMETHEUS_MULTIPROC_DIR=str(tmp / "prom"))
-    log_path = tmp / "gunicorn.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "--workers", "1",
-             "--threads", "1", "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
-            time.sleep(0.3)
-        yield {"base": base, "creds": creds, "log": log_path}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with gunicorn(db, tmp, workers=1, threads=1, SLOTSYS_FAULT_DELAY_MS="600", SLOTSYS_SHED_QUEUE_MS="250") as srv:
+        yield {**srv, "creds": creds}
+
+
+def _hold_the_only_thread(base: str, creds: dict, asset: str) -> tuple[threading.Thread, str]:
+    """Start a bill-in on ``asset`` (it holds the server's one thread for 600 ms) and return once it has been
+    taken up; returns the thread (join it) and the machine's key."""
+    key = next(m["key"] for m in creds["machines"] if m["asset"] == asset)
+    busy = threading.Thread(target=lambda: httpx.post(
+        f"{base}/api/v1/machines/{asset}/bill-in", json={"amount": 10_000}, timeout=30,
+        headers={"Authorization": f"Bearer {key}", "Idempotency-Key": uuid.uuid4().hex}))
+    busy.start()
+    time.sleep(0.1)
+    return busy, key
 
 
 def test_gunicorn_sheds_what_queued_past_the_budget_and_the_retries_pay_once(one_thread_server):
@@ -162,12 +138,7 @@ def test_a_refused_request_that_expects_100_continue_is_not_invited_to_send_its_
     """Expect: 100-continue while the only thread is busy: the answer is the 503 alone (no "100 Continue"
     inviting a body that would be thrown away) and the connection closes after it."""
     base, creds = one_thread_server["base"], one_thread_server["creds"]
-    key = next(m["key"] for m in creds["machines"] if m["asset"] == "M011")
-    busy = threading.Thread(target=lambda: httpx.post(
-        f"{base}/api/v1/machines/M011/bill-in", json={"amount": 10_000}, timeout=30,
-        headers={"Authorization": f"Bearer {key}", "Idempotency-Key": uuid.uuid4().hex}))
-    busy.start()
-    time.sleep(0.1)  # the bill-in holds the thread for 600 ms
+    busy, key = _hold_the_only_thread(base, creds, "M011")
     host, port = base.removeprefix("http://").split(":")
     body = json.dumps(SPIN).encode()
     with socket.create_connection((host, int(port)), timeout=10) as sock:
@@ -189,12 +160,7 @@ def test_a_refusal_never_waits_for_a_trickled_body(one_thread_server):
     client trickling its body (no credentials needed: refusals come before authentication) cannot hold the
     worker's thread."""
     base, creds = one_thread_server["base"], one_thread_server["creds"]
-    key = next(m["key"] for m in creds["machines"] if m["asset"] == "M013")
-    busy = threading.Thread(target=lambda: httpx.post(
-        f"{base}/api/v1/machines/M013/bill-in", json={"amount": 10_000}, timeout=30,
-        headers={"Authorization": f"Bearer {key}", "Idempotency-Key": uuid.uuid4().hex}))
-    busy.start()
-    time.sleep(0.1)  # the bill-in holds the only thread for 600 ms
+    busy, _key = _hold_the_only_thread(base, creds, "M013")
     host, port = base.removeprefix("http://").split(":")
     stop = threading.Event()
     with socket.create_connection((host, int(port)), timeout=10) as sock:

@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import glob
 import json
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -29,15 +25,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from jackpot_controller.adapters.tables import JackpotLevel
 from slotsys.settings import Settings
 from tests.conftest import _make_app
+from tests.e2e._gunicorn import gunicorn
 
-ROOT = Path(__file__).resolve().parents[2]
 MACHINES = [f"M{n:03d}" for n in range(1, 9)]  # MASS, ₩100 a credit: odd = lines game, even = ways game
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -51,36 +41,8 @@ def server(tmp_path_factory):
         lv.trigger_milli = lv.value_milli + 1
         uow.commit()
     app.extensions["slotsys"].uow.engine.dispose()
-    port = _free_port()
-    prom = tmp / "prometheus"
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
-    env.update(DATABASE_URL=db, SLOTSYS_CELERY_EAGER="true", SLOTSYS_LOG_JSON="true", SLOTSYS_LOG_LEVEL="INFO",
-               PROMETHEUS_MULTIPROC_DIR=str(prom))
-    log_path = tmp / "gunicorn.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "--workers", "2",
-             "--threads", "4", "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
-            time.sleep(0.3)
-        yield {"base": base, "creds": creds, "log": log_path, "prom": prom, "proc": proc}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with gunicorn(db, tmp, workers=2, threads=4) as srv:
+        yield {**srv, "creds": creds}
 
 
 def _key(creds, asset):
