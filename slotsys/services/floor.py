@@ -93,7 +93,7 @@ class FloorService:
         require_machine(principal, asset)
 
         def fn(uow) -> dict:
-            # the machine's row lock, its credits and whether a player is carded in: one statement
+            # the machine's row lock, then its credits and whether a player is carded in (two statements)
             m, before, carded = uow.machines.get_for_play(asset, L.machine_credits(asset))
             _active(m)
             game = load_game(m.game_id)
