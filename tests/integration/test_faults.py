@@ -146,8 +146,15 @@ def join(ts: list[threading.Thread], timeout: float = 180.0) -> None:
 
 
 def staff_token(base: str, creds: dict, role: str) -> str:
+    """Log in as ``role``, retrying a 503 as every client here does: after the database dropped its connections,
+    the first request a worker serves meets a dead pooled connection (pool_pre_ping off), and the worker that
+    served none of the test's spins may be the one that answers this login."""
     s = next(s for s in creds["staff"] if s["role"] == role)
-    r = httpx.post(base + "/api/v1/auth/login", json={"username": s["username"], "password": s["password"]}, timeout=60)
+    for _ in range(5):
+        r = httpx.post(base + "/api/v1/auth/login", json={"username": s["username"], "password": s["password"]}, timeout=60)
+        if r.status_code != 503:
+            break
+        time.sleep(0.3)
     assert r.status_code == 200, r.text
     return r.json()["token"]
 
