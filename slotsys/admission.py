@@ -19,6 +19,12 @@ Pieces:
   authentication, body parsing or database call;
 * a served request's wait reaches the app (:func:`queue_wait_s`) for its ``Server-Timing`` header and log line.
 
+Behind the reverse proxy (docker/nginx.conf, docs/proxy.md) the wait starts earlier: nginx stamps each request
+it hands on with ``X-Request-Start: t=<seconds since the epoch>``, and with ``SLOTSYS_TRUST_PROXY_REQUEST_START``
+the worker measures from that stamp too (:func:`proxy_wait_s`, :func:`combined_wait_s`): the time in gunicorn's
+accept backlog, in the socket before the worker's poller saw it (a worker starved of CPU, a GC pause) and in the
+thread-pool queue, not only the last of these.
+
 Requests not served by that worker (the Flask test client, another server) have no queue time and are never
 shed. Pure: no Flask, no gunicorn import.
 """
@@ -44,6 +50,50 @@ def queue_wait_s() -> float | None:
     """Seconds the current thread's request waited in the worker's queue before a thread took it up; ``None``
     when the request did not come through :class:`~slotsys.gunicorn_worker.AdmissionWorker`."""
     return getattr(_local, "wait_s", None)
+
+
+def proxy_wait_s(header: str | None, now: float, *, max_s: float) -> float | None:
+    """Seconds since the proxy handed the request on, from its ``X-Request-Start`` header; ``now`` is this
+    host's wall clock (``time.time()``, seconds since the epoch).
+
+    Format: ``t=<number>`` (or the bare number), the convention of nginx (``t=${msec}``: seconds with
+    millisecond resolution), Apache (``t=%D``/``%t``: microseconds) and the APM tools that read it (New
+    Relic, Scout); the unit is told by magnitude as they do: above 1e15 microseconds, above 1e12
+    milliseconds, else seconds.
+
+    The proxy's clock is not ours, so the result is clamped: a stamp in the future (its clock ahead, or
+    nginx's cached millisecond clock) counts as no wait (0.0); a wait above ``max_s`` is taken for a clock
+    out of step rather than a queue and ignored (``None``), as is a missing or unreadable header. The caller
+    still takes the larger of this and its own measurement (:func:`combined_wait_s`), so a stamp that is too
+    late can never shorten a measured wait, and a forged one can only get its own request refused.
+    """
+    if not header:
+        return None
+    raw = header.strip()
+    if raw[:2] in ("t=", "T="):
+        raw = raw[2:]
+    try:
+        stamp = float(raw)
+    except ValueError:
+        return None
+    if stamp != stamp or stamp <= 0 or stamp == float("inf"):  # NaN, zero, negative, inf
+        return None
+    if stamp > 1e15:
+        stamp /= 1e6
+    elif stamp > 1e12:
+        stamp /= 1e3
+    wait = now - stamp
+    if wait > max_s:
+        return None
+    return max(0.0, wait)
+
+
+def combined_wait_s(local_s: float | None, proxy_s: float | None) -> float | None:
+    """The request's queue wait from both measurements (seconds; ``None`` when neither exists): the larger,
+    since both end now and the proxy's starts earlier whenever the two clocks agree."""
+    if proxy_s is None:
+        return local_s
+    return proxy_s if local_s is None else max(local_s, proxy_s)
 
 
 class AdmissionPolicy:

@@ -14,6 +14,11 @@ bytes did). On the thread that takes it up, once the request line and headers ar
   ``slotsys_http_queue_seconds``), and one warning a second per worker sums them up;
 * served: the queue time is handed to the app (:func:`slotsys.admission.request_queued`) for its
   ``Server-Timing`` header, the ``queue_ms`` of its access log line and ``slotsys_http_queue_seconds``.
+
+Behind the reverse proxy (``SLOTSYS_TRUST_PROXY_REQUEST_START=true``; docs/proxy.md) the wait is the larger of
+that and the time since nginx's ``X-Request-Start`` stamp (:func:`slotsys.admission.proxy_wait_s`). Trust it only
+when nothing but the proxy can reach gunicorn: the stamp can only lengthen a wait, so a forged one gets its own
+request refused and nothing else.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class AdmissionWorker(ThreadWorker):
         self.admission = admission.AdmissionPolicy(
             s.shed_queue_ms / 1000, target_s=s.shed_target_ms / 1000, interval_s=s.shed_interval_ms / 1000,
             retry_after_s=s.shed_retry_after_s)
+        self.trust_proxy_start = s.trust_proxy_request_start
+        self.proxy_start_max_s = s.proxy_request_start_max_ms / 1000
         self._shed_lock = threading.Lock()
         self._shed_since_log = 0
         self._shed_logged_at = time.monotonic()
@@ -64,6 +71,11 @@ class AdmissionWorker(ThreadWorker):
 
     def handle_request(self, req, conn):
         wait = admission.queue_wait_s()
+        if self.trust_proxy_start:
+            proxied = admission.proxy_wait_s(_header(req, "X-REQUEST-START"), time.time(), max_s=self.proxy_start_max_s)
+            if proxied is not None:
+                wait = admission.combined_wait_s(wait, proxied)
+                admission.request_queued(wait)  # what the app reports (Server-Timing, queue_ms, metrics)
         if self.admission.shed(req.path, wait):
             return self._refuse(req, conn, wait)
         return super().handle_request(req, conn)

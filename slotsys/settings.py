@@ -48,6 +48,13 @@ class Settings(BaseSettings):
     shed_target_ms: int = Field(default=50, ge=1, le=60_000)
     shed_interval_ms: int = Field(default=100, ge=1, le=600_000)
     shed_retry_after_s: int = Field(default=1, ge=1, le=3_600)
+    # Behind the reverse proxy (docker/nginx.conf, docs/proxy.md): measure that queue wait from the proxy's
+    # X-Request-Start stamp (t=<epoch seconds>), i.e. also the time in gunicorn's accept backlog and socket
+    # buffers. Only when nothing but the proxy reaches gunicorn and the two clocks agree (same host, or NTP);
+    # a stamp in the future counts as no wait, one older than PROXY_REQUEST_START_MAX_MS as a clock out of
+    # step (ignored); the worker's own measurement still applies either way.
+    trust_proxy_request_start: bool = False
+    proxy_request_start_max_ms: int = Field(default=60_000, ge=1, le=3_600_000)
     # FAULT INJECTION, for tests/integration/test_faults.py only; 0 (off) by default, never set in production.
     # Every Idempotency-Key use case (services/idempotency.run_once) sleeps this many ms after its work and
     # before its commit (SLOTSYS_FAULT_DELAY_MS), and after its commit before the response

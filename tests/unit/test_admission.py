@@ -75,3 +75,46 @@ def test_queue_wait_is_per_thread_and_cleared_after_the_request():
     finally:
         admission.request_queued(None)
     assert admission.queue_wait_s() is None
+
+
+# ---------------------------------------------------------------------------- behind the proxy: X-Request-Start
+NOW = 1_800_000_000.0  # this host's wall clock in the cases below (seconds since the epoch)
+
+
+def test_the_proxy_stamp_is_read_in_seconds_milliseconds_or_microseconds():
+    """nginx sends t=${msec} (seconds, ms resolution); Apache's %t and other proxies send micro- or
+    milliseconds: the unit is told by magnitude (New Relic's rule)."""
+    pw = admission.proxy_wait_s
+    assert pw("t=1799999999.750", NOW, max_s=60) == 0.25
+    assert pw("t=1799999999750", NOW, max_s=60) == 0.25
+    assert pw("t=1799999999750000", NOW, max_s=60) == 0.25
+    assert pw("1799999999.5", NOW, max_s=60) == 0.5  # the bare number
+    assert pw(" t=1799999999.5 ", NOW, max_s=60) == 0.5
+
+
+def test_a_missing_or_unreadable_stamp_is_no_measurement():
+    for h in (None, "", "t=", "t=abc", "t=nan", "t=inf", "t=-5", "t=0", "1.2.3", "t=1,5"):
+        assert admission.proxy_wait_s(h, NOW, max_s=60) is None, h
+
+
+def test_clock_skew_is_clamped_a_future_stamp_is_no_wait_and_an_implausible_age_is_ignored():
+    pw = admission.proxy_wait_s
+    assert pw("t=1800000000.300", NOW, max_s=60) == 0.0  # the proxy's clock 300 ms ahead: no negative wait
+    assert pw("t=1799999940.000", NOW, max_s=60) == 60.0  # at the bound: believed
+    assert pw("t=1799999939.999", NOW, max_s=60) is None  # beyond it: a clock out of step, not a queue
+    assert pw("t=1000000000", NOW, max_s=60) is None  # years old
+
+
+def test_the_wait_is_the_larger_of_the_workers_and_the_proxys():
+    """The proxy's stamp can only lengthen what the worker measured: a forged or skewed stamp in the future
+    never lets a request skip the queue, and without a stamp the worker's own wait stands."""
+    assert admission.combined_wait_s(0.01, 0.8) == 0.8  # waited in the accept backlog / a stalled worker
+    assert admission.combined_wait_s(0.3, 0.0) == 0.3  # a stamp from the future does not hide the queue
+    assert admission.combined_wait_s(0.3, None) == 0.3
+    assert admission.combined_wait_s(None, 0.4) == 0.4
+    assert admission.combined_wait_s(None, None) is None
+    policy = AdmissionPolicy(0.2)
+    assert policy.shed(SPIN, admission.combined_wait_s(0.0, admission.proxy_wait_s("t=1799999999.5", NOW, max_s=60)),
+                       now=0.0)
+    assert not policy.shed(SPIN, admission.combined_wait_s(0.0, admission.proxy_wait_s("t=1799999999.9", NOW, max_s=60)),
+                           now=0.01)
