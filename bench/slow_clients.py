@@ -7,7 +7,8 @@ and one nginx rendered from the production template (tests/e2e/_nginx.py). For e
 at gunicorn): ``--machines`` machines spin every 0.2 s (each from its own loopback address) and a probe GETs
 /healthz every 0.25 s, first with no attack (the baseline of the same run), then while ``--slowloris``
 connections trickle header bytes and ``--slow-body`` connections (a machine's key, Content-Length 60,000)
-trickle their body, one byte per connection per second (tests/e2e/_slowclients.py). Every request has a 5 s
+trickle their body, one byte per connection per second (tests/e2e/_slowclients.py; the attacker runs in a
+process of its own, so it does not share the GIL with the measured clients). Every request has a 5 s
 timeout (a machine's). Prints spins and /healthz p50 / p99 / max of the answered ones and how many failed.
 Loopback only; needs nginx (apt-get install -y nginx) and ~2,500 open files.
 """
@@ -36,7 +37,7 @@ def main() -> None:
     from tests.conftest import _make_app
     from tests.e2e._gunicorn import gunicorn
     from tests.e2e._nginx import nginx, nginx_binary
-    from tests.e2e._slowclients import Floor, SlowClients, raise_open_files
+    from tests.e2e._slowclients import Floor, SlowClientsProcess, raise_open_files
 
     import logging
 
@@ -61,11 +62,11 @@ def main() -> None:
                 floor = Floor(base, machines, pause=0.2, timeout=5.0)
                 floor.credit(notes=4)
                 rows.append((shape, "no attack", floor.run(args.seconds).summary(), None))
-                attack = SlowClients("127.0.0.1", port, slowloris=args.slowloris, slow_body=args.slow_body,
-                                     machine_key=keys["M002"], per_address=20, net=net).start()
+                attack = SlowClientsProcess("127.0.0.1", port, slowloris=args.slowloris, slow_body=args.slow_body,
+                                            machine_key=keys["M002"], per_address=20, net=net).start()
                 try:
                     seen = floor.run(args.seconds).summary()
-                    held = dict(attack.stats.open_now)
+                    held = dict(attack.poll().open_now)
                 finally:
                     attack.stop()
                 rows.append((shape, f"{args.slowloris} slowloris + {args.slow_body} slow bodies", seen, held))

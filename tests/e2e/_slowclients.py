@@ -7,6 +7,7 @@
   and opened again (a real attacker reconnects), so the number open stays at the target while it runs.
   Source addresses are spread over ``127.0.<net>.1…`` (``per_address`` connections each), as an attack from
   several hosts would be; Linux answers on the whole of 127/8.
+* :class:`SlowClientsProcess`: the same in a child process (the measured clients keep this one's GIL).
 * :class:`Floor`: machines spinning in a loop (each from its own loopback address, as each machine's SMIB
   has one) and a ``/healthz`` probe, recording every latency and status.
 """
@@ -156,6 +157,59 @@ class SlowClients:
                 pass
         self._conns.clear()
         return self.stats
+
+
+class SlowClientsProcess:
+    """:class:`SlowClients` in a child process of its own, so that the attacker's work (1,000 sockets) does not
+    compete for this process's GIL with the clients whose latency is being measured. Same arguments;
+    :attr:`stats` is refreshed by :meth:`poll` and :meth:`stop`."""
+
+    def __init__(self, host: str, port: int, **kw) -> None:
+        import multiprocessing as mp
+
+        self._ctx = mp.get_context("fork")
+        self._args = (host, port, kw)
+        self._conn = None
+        self._proc = None
+        self.stats = AttackStats()
+
+    def start(self) -> "SlowClientsProcess":
+        parent, child = self._ctx.Pipe()
+        self._proc = self._ctx.Process(target=_attack_main, args=(child, *self._args), daemon=True)
+        self._proc.start()
+        self._conn = parent
+        assert parent.poll(60), "the attacker did not start"
+        self.stats = parent.recv()
+        return self
+
+    def poll(self) -> AttackStats:
+        self._conn.send("stats")
+        self.stats = self._conn.recv()
+        return self.stats
+
+    def stop(self) -> AttackStats:
+        try:
+            self._conn.send("stop")
+            if self._conn.poll(60):
+                self.stats = self._conn.recv()
+        finally:
+            self._proc.join(timeout=30)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+        return self.stats
+
+
+def _attack_main(conn, host: str, port: int, kw: dict) -> None:
+    attack = SlowClients(host, port, **kw).start()
+    conn.send(attack.stats)
+    while True:
+        msg = conn.recv()
+        if msg == "stop":
+            conn.send(attack.stop())
+            return
+        attack._count()
+        conn.send(attack.stats)
 
 
 # ---------------------------------------------------------------------------- the floor

@@ -33,7 +33,7 @@ from slotsys.settings import Settings
 from tests.conftest import _make_app
 from tests.e2e._gunicorn import gunicorn
 from tests.e2e._nginx import nginx, nginx_binary, render
-from tests.e2e._slowclients import SPIN, Floor, SlowClients, raise_open_files
+from tests.e2e._slowclients import SPIN, Floor, SlowClientsProcess, raise_open_files
 from tests.integration._procs import children
 
 pytestmark = pytest.mark.skipif(nginx_binary() is None,
@@ -74,14 +74,14 @@ def test_slow_clients_do_not_starve_the_node_behind_nginx(proxied):
     keys, n = proxied["keys"], proxied["nginx"]
     floor = Floor(n["base"], {a: keys[a] for a in SPINNERS}, pause=0.2, timeout=10)
     floor.credit()
-    attack = SlowClients("127.0.0.1", n["port"], slowloris=SLOW, slow_body=SLOW, machine_key=keys["M002"],
-                         per_address=20).start()
+    attack = SlowClientsProcess("127.0.0.1", n["port"], slowloris=SLOW, slow_body=SLOW, machine_key=keys["M002"],
+                                per_address=20).start()
     try:
         opened_at = time.monotonic()
         assert attack.stats.open_now == {"slowloris": SLOW, "slow_body": SLOW}, attack.stats
         seen = floor.run(10.0).summary()
         upstream_conns = _established(proxied["web_port"])
-        open_now = dict(attack.stats.open_now)
+        open_now = dict(attack.poll().open_now)
     finally:
         stats = attack.stop()
     print(f"\nbehind nginx, {SLOW} slowloris + {SLOW} slow-body connections, {time.monotonic() - opened_at:.0f} s: "
