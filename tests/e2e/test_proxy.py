@@ -158,6 +158,18 @@ def test_nginx_refuses_an_oversized_body_before_reading_it_and_passes_request_id
         assert re.fullmatch(r"[0-9a-f]{32}", r.headers["X-Request-ID"]), r.headers
 
 
+def test_no_web_node_is_a_problem_json_503_to_retry(tmp_path):
+    """nginx in front of a port nobody listens on: a 503 problem+json with Retry-After, as the app's own
+    "unavailable", so a machine retries with the same Idempotency-Key."""
+    from tests.integration._procs import free_port
+
+    with nginx(tmp_path, web_port=free_port()) as n:
+        r = httpx.post(f"{n['base']}/api/v1/machines/M001/spin", json=SPIN, timeout=10,
+                       headers={"Authorization": "Bearer mk_x", "Idempotency-Key": uuid.uuid4().hex})
+    assert r.status_code == 503 and r.headers["content-type"] == "application/problem+json", (r.status_code, r.text)
+    assert r.headers["Retry-After"] == "1" and r.json()["status"] == 503 and r.json()["type"].endswith("/unavailable")
+
+
 def _read_response(s: socket.socket) -> bytes:
     """One response (headers and a Content-Length body) from a blocking socket."""
     raw = b""
