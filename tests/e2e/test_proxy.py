@@ -134,7 +134,7 @@ def test_one_address_past_its_connection_limit_gets_problem_json_429(proxied):
     assert problem["status"] == 429 and problem["type"].endswith("/rate-limited")
 
 
-def test_nginx_refuses_an_oversized_body_before_reading_it_and_passes_request_ids(proxied):
+def test_nginx_refuses_oversized_bodies_and_headers_as_problems_and_passes_request_ids(proxied):
     n, keys = proxied["nginx"], proxied["keys"]
     with socket.create_connection(("127.0.0.1", n["port"]), timeout=5) as s:
         s.sendall(f"POST /api/v1/machines/M004/bill-in HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {keys['M004']}\r\n"
@@ -150,6 +150,9 @@ def test_nginx_refuses_an_oversized_body_before_reading_it_and_passes_request_id
     assert problem["status"] == 413 and problem["field"] == "body"
 
     with httpx.Client(base_url=n["base"], timeout=10) as c:
+        big = c.get("/healthz", headers={"X-Padding": "a" * 20_000})  # past large_client_header_buffers (8k)
+        assert big.status_code == 400 and big.headers["content-type"] == "application/problem+json", big.text
+        assert big.json()["field"] == "headers"
         mine = c.get("/healthz", headers={"X-Request-ID": "cage-7.0042"})
         made = c.get("/healthz", headers={"X-Request-ID": 'not a "token"'})
         none = c.get("/healthz")
