@@ -41,9 +41,10 @@ pytestmark = pytest.mark.skipif(nginx_binary() is None,
 
 SPINNERS = ["M001", "M003", "M005", "M007", "M009", "M011", "M013", "M015"]  # lines games (SPIN)
 SLOW = 500  # connections of each kind
-# The bounds the floor keeps under attack (a shared 2-core CI box; unattacked, a spin here takes ~20-60 ms)
-SPIN_P99_S = 1.5
-HEALTHZ_MAX_S = 2.0
+# The bounds the floor keeps under attack: a spin's p50 here is 10-35 ms with or without the attack, its p99 on a
+# busy shared 2-core box up to ~0.9 s either way; straight at gunicorn nothing is answered within 10 s
+SPIN_P99_S = 2.0
+HEALTHZ_MAX_S = 3.0
 
 
 @pytest.fixture(scope="module")
