@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import selectors
 import socket
-import statistics
 import threading
 import time
 import uuid
@@ -313,7 +312,3 @@ def raise_open_files(want: int) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
         soft = target
     return soft
-
-
-def mean(xs):  # pragma: no cover - a convenience for the bench
-    return statistics.fmean(xs) if xs else float("nan")

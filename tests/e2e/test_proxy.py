@@ -119,7 +119,11 @@ def test_one_address_past_its_connection_limit_gets_problem_json_429(proxied):
                       f"Idempotency-Key: {uuid.uuid4().hex}\r\nContent-Type: application/json\r\n"
                       f"Content-Length: 100\r\n\r\n{{".encode())
             socks.append(s)
-        time.sleep(1.0)  # well within client_body_timeout (5 s): the held ones are still waiting for their body
+        # well within client_body_timeout (5 s), while the held ones are still waiting for their body
+        deadline = time.monotonic() + 3.0
+        while len(select.select(socks, [], [], 0.1)[0]) < 8 and time.monotonic() < deadline:
+            pass
+        time.sleep(0.3)  # and no more than those come
         readable = set(select.select(socks, [], [], 0)[0])
         answers = [s.recv(4096) if s in readable else None for s in socks]
     finally:
