@@ -65,3 +65,43 @@ def test_cli_dry_run_then_purge_and_the_beat_task(api, tmp_path):
     report = svc.celery.tasks["slotsys.purge_idempotency"].apply().get()
     assert report["deleted"] == 3 and _count(svc) == 1
     assert api.audit()["balanced"] is True
+
+
+def test_embedded_slotsys_run_purges_without_beat(api, tmp_path):
+    """`slotsys run` (SQLite, Celery eager, no beat) purges in its own thread at start and every interval."""
+    import signal
+    import socket
+    import time
+
+    svc = api.app.extensions["slotsys"]
+    for i in range(4):
+        assert api.as_machine("M004", "POST", "/api/v1/machines/M004/bill-in", {"amount": 10_000}).status_code == 200
+    n = _count(svc)
+    _age_all(svc, 9)
+    svc.uow.engine.dispose()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLOTSYS_") and k not in ("REDIS_URL",)}
+    env.update(DATABASE_URL=str(svc.settings.database_url), SLOTSYS_PORT=str(port),
+               SLOTSYS_CREDENTIALS_FILE=str(tmp_path / "run-creds.json"))
+    log = tmp_path / "run.log"
+    with open(log, "wb") as fh:
+        p = subprocess.Popen([BIN / "slotsys", "run", "--threads", "2"], env=env, cwd=tmp_path, stdout=fh,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and "idempotency.purged" not in log.read_text(errors="replace"):
+            assert p.poll() is None, log.read_text(errors="replace")
+            time.sleep(0.5)
+        text = log.read_text(errors="replace")
+        line = next(x for x in text.splitlines() if "idempotency.purged" in x)
+        assert f"deleted={n}" in line, line
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(10)
+    assert _count(svc) == 0
