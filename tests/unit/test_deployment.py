@@ -78,7 +78,7 @@ def test_proxy_and_streams():
         assert SERVICES[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
 
 
-def test_exactly_one_beat_and_compose_has_no_host_paths_outside_docker():
+def test_exactly_one_beat():
     beats = [n for n, s in SERVICES.items() if "beat" in s.get("command", [])]
     assert beats == ["beat"]
     assert "replicas" not in SERVICES["beat"].get("deploy", {})
