@@ -73,6 +73,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         app.register_blueprint(bp)
     from slotsys.web.pages import register_screens  # issue 10: the pages + their read-only API
     register_screens(app)
+    from slotsys.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN
+    register_api_docs(app)
 
     @app.before_request
     def _start():

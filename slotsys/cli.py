@@ -102,10 +102,53 @@ def run(threads: int) -> None:
     from slotsys.app import create_app
 
     app = create_app(settings)
+    _start_embedded_purge(settings)  # no beat in the embedded default: purge old idempotency records here
     click.echo(f"serving on http://{settings.host}:{settings.port}  (database: {settings.database_url.split('@')[-1]}, "
                f"tasks: {'in-process' if settings.eager else 'Celery via ' + str(settings.redis_url)})")
     _Gunicorn.serve(app, {"bind": f"{settings.host}:{settings.port}", "workers": 1, "threads": threads,
                           "worker_class": "slotsys.gunicorn_worker.AdmissionWorker", "accesslog": None, "timeout": 60})
+
+
+def _start_embedded_purge(settings) -> None:
+    """The embedded default has no beat: a daemon thread in this (the gunicorn master) process purges expired
+    idempotency records at start and every SLOTSYS_IDEMPOTENCY_PURGE_INTERVAL_S, on its own engine (never a
+    connection the forked worker inherited). With a broker, beat's slotsys.purge_idempotency does it."""
+    if not settings.eager:
+        return
+    import threading
+
+    def loop() -> None:
+        import structlog
+
+        from slotsys.adapters.db import make_engine
+        from slotsys.adapters.uow import UowFactory
+        from slotsys.domain.ports import SystemClock
+        from slotsys.services.retention import purge_idempotency
+
+        log = structlog.get_logger("slotsys.retention")
+        uow = UowFactory(make_engine(settings.database_url))
+        while True:
+            try:
+                report = purge_idempotency(uow, SystemClock.now(), retention_days=settings.idempotency_retention_days,
+                                           batch_size=settings.idempotency_purge_batch)
+                log.info("idempotency.purged", **report.as_dict())
+            except Exception:  # the next round retries; serving never depends on the purge
+                log.warning("idempotency.purge_failed", exc_info=True)
+            threading.Event().wait(settings.idempotency_purge_interval_s)
+
+    threading.Thread(target=loop, name="idempotency-purge", daemon=True).start()
+
+
+@main.command("purge-idempotency")
+@click.option("--dry-run", is_flag=True, help="count the records past the retention window, delete nothing")
+def purge_idempotency_cmd(dry_run: bool) -> None:
+    """Delete idempotency records older than SLOTSYS_IDEMPOTENCY_RETENTION_DAYS (default 7) in batches of
+    SLOTSYS_IDEMPOTENCY_PURGE_BATCH rows, each its own transaction; prints the report as JSON."""
+    from slotsys.bootstrap import build_services
+    from slotsys.services.retention import purge_from_settings
+
+    report = purge_from_settings(build_services(get_settings()).ctx, dry_run=dry_run)
+    click.echo(json.dumps(report.as_dict()))
 
 
 @main.command()

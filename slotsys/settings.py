@@ -61,6 +61,14 @@ class Settings(BaseSettings):
     # (SLOTSYS_FAULT_DELAY_AFTER_COMMIT_MS), so a test can kill a worker or drop the database mid-request.
     fault_delay_ms: int = Field(default=0, ge=0, le=60_000)
     fault_delay_after_commit_ms: int = Field(default=0, ge=0, le=60_000)
+    # Retention of idempotency records (slotsys/services/retention.py, docs/backup-restore.md "Retention"): records
+    # older than RETENTION_DAYS are deleted, oldest first, in batches of PURGE_BATCH rows, each batch its own short
+    # transaction, by beat (slotsys.purge_idempotency, every PURGE_INTERVAL_S) and by `slotsys purge-idempotency`.
+    # A retry of a request older than the window is no longer recognised: keep it far above any client's retry
+    # horizon (minutes). The embedded `slotsys run` (no beat) purges in a thread every PURGE_INTERVAL_S.
+    idempotency_retention_days: int = Field(default=7, ge=1, le=3_650)
+    idempotency_purge_batch: int = Field(default=5_000, ge=1, le=100_000)
+    idempotency_purge_interval_s: int = Field(default=3_600, ge=60, le=604_800)
     # Celery runs tasks in-process (eager) unless a broker is configured.
     celery_eager: bool | None = None
     casino_name: str = "Grand Seoul Casino"

@@ -10,3 +10,12 @@ def expire_idle_points() -> dict:
     from slotsys.services.players import PlayerService
 
     return PlayerService(services().ctx).expire_idle()
+
+
+@shared_task(name="slotsys.purge_idempotency")
+def purge_idempotency() -> dict:
+    """Delete idempotency records past the retention window in bounded batches (beat, hourly)."""
+    from slotsys.bootstrap import services
+    from slotsys.services.retention import purge_from_settings
+
+    return purge_from_settings(services().ctx).as_dict()

@@ -29,6 +29,9 @@ def make_celery(settings: Settings) -> Celery:
             "jackpot-fold": {"task": "jackpot_controller.fold", "schedule": 1.0},  # the sequencer's safety net
             "jackpot-sweep": {"task": "jackpot_controller.sweep", "schedule": 5.0},  # lost awards, claim timeouts
             "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
+            # idempotency records past SLOTSYS_IDEMPOTENCY_RETENTION_DAYS, in bounded batches (services/retention.py)
+            "purge-idempotency": {"task": "slotsys.purge_idempotency",
+                                  "schedule": float(settings.idempotency_purge_interval_s)},
         },
     )
     app.set_default()

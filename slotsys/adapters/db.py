@@ -187,6 +187,7 @@ class StaffToken(Base):
 
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
 Index("ix_game_rounds_created_at", GameRound.created_at)  # the floor screens' "today" figures (migration 0011)
+Index("ix_idempotency_records_created_at", IdempotencyRecord.created_at)  # the retention purge (migration 0016)
 
 
 WRITE_BEHIND = "slotsys_write_behind"  # Session.info key: the unit of work's queue of deferred writes

@@ -3,7 +3,9 @@ transaction as the money movement it guards."""
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select, update
+from datetime import datetime
+
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -41,3 +43,20 @@ class IdempotencyRepo:
 
     def complete(self, record_id: int, status_code: int, response: dict) -> None:
         execute_or_defer(self.s, _COMPLETE, {"rid": record_id, "status_code": status_code, "response": response})
+
+    def purge_batch(self, cutoff: datetime, limit: int) -> int:
+        """Delete at most ``limit`` records created before ``cutoff`` (oldest first); returns how many.
+
+        One statement, ``DELETE … WHERE id IN (SELECT id … WHERE created_at < :cutoff ORDER BY created_at
+        LIMIT :n)``, an index range scan on ``ix_idempotency_records_created_at`` (migration 0016). On
+        PostgreSQL the inner SELECT takes ``FOR UPDATE SKIP LOCKED``, so two purges running at once (beat and
+        an operator's CLI) split the rows instead of waiting on each other.
+        """
+        sub = select(_T.c.id).where(_T.c.created_at < cutoff).order_by(_T.c.created_at).limit(limit)
+        if self.s.get_bind().dialect.name == "postgresql":
+            sub = sub.with_for_update(skip_locked=True)
+        return self.s.execute(delete(_T).where(_T.c.id.in_(sub.scalar_subquery()))).rowcount
+
+    def count_older(self, cutoff: datetime) -> int:
+        """How many records were created before ``cutoff`` (the dry run's figure; an index-only count)."""
+        return self.s.scalar(select(func.count()).select_from(_T).where(_T.c.created_at < cutoff))

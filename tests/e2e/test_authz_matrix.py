@@ -47,6 +47,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # slotsys/api/system.py, APIFlask's own spec/docs, Flask static: open
     "system.healthz": PUBLIC, "system.readyz": PUBLIC, "system.metrics": PUBLIC,
     "openapi.spec": PUBLIC, "openapi.docs": PUBLIC, "openapi.swagger_ui_oauth_redirect": PUBLIC, "static": PUBLIC,
+    "apidocs.static": PUBLIC,  # Swagger UI files for /docs (slotsys/web/apidocs.py)
     # slotsys/api/staff.py
     "staff.login": PUBLIC,
     "staff.floor": staff("operator", "attendant", "auditor"),

@@ -22,13 +22,12 @@ from table_games.domain.shoe import Shoe
 REF5 = {"total": 2598960, "royal_flush": 4, "straight_flush": 36, "four_kind": 624, "full_house": 3744,
         "flush": 5108, "straight": 10200, "three_kind": 54912, "two_pair": 123552, "one_pair": 1098240,
         "high_card": 1302540, "ace_king_high_no_pair": 167280, "dealer_qualifies_AK_or_better": 1463700}
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "table_games.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "table_games.json"
 
 
-def test_reference_copy_matches_shared_file():
-    if not SHARED.exists():
-        pytest.skip("shared reference not present")
-    ref = json.loads(SHARED.read_text())["five_card_poker_2598960"]
+def test_figures_match_the_reference_file():
+    """tests/data/reference/table_games.json: the published figures, each entry naming its sources."""
+    ref = json.loads(REFERENCE.read_text())["five_card_poker_2598960"]
     assert {k: ref[k] for k in REF5} == REF5
 
 

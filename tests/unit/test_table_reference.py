@@ -1,7 +1,8 @@
-"""Published reference figures for the table games (../shared/reference/table_games.json).
+"""Published reference figures for the table games (tests/data/reference/table_games.json, part of the
+repository: every entry there names its published sources).
 
-The figures the other table tests use are copied here so the suite runs anywhere; when the shared file is
-present, ``test_reference_copy_matches_shared_file`` checks the copy against it.
+The figures the other table tests use are repeated here as constants; ``test_constants_match_the_reference_file``
+checks them against the file.
 """
 
 from __future__ import annotations
@@ -9,9 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "table_games.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "table_games.json"
 
 BACCARAT = {
     "total_permutations": 4998398275503360,
@@ -47,14 +47,12 @@ BLACKJACK_PAIR = {"p_same_rank_6deck": 0.07395498392282958, "edge_6deck": 0.1125
                   "p_same_rank_8deck": 0.0746987951807229, "edge_8deck": 0.10361445783132531}
 
 
-def shared() -> dict | None:
-    return json.loads(SHARED.read_text()) if SHARED.exists() else None
+def reference() -> dict:
+    return json.loads(REFERENCE.read_text())
 
 
-def test_reference_copy_matches_shared_file():
-    ref = shared()
-    if ref is None:
-        pytest.skip("../shared/reference/table_games.json not present")
+def test_constants_match_the_reference_file():
+    ref = reference()
     for k, v in BACCARAT.items():
         assert ref["baccarat_8deck"][k] == v
     assert ref["roulette_single_zero"]["house_edge_all_bets"] == ROULETTE_EDGE

@@ -13,7 +13,7 @@ from table_games.domain.errors import BettingClosed, TableRuleError
 from table_games.domain.rng import SeededRng
 from table_games.domain.settlement import Bet, Void
 
-from .test_table_reference import ROULETTE_EDGE, shared
+from .test_table_reference import ROULETTE_EDGE, reference
 
 
 def test_every_bet_has_the_single_zero_edge():
@@ -26,14 +26,13 @@ def test_every_bet_has_the_single_zero_edge():
 
 
 def test_call_bets_match_the_reference_layouts():
-    ref = shared()
+    ref = reference()
     v = R.parse_spot("voisins")
     assert v.chips == 9 and R.parse_spot("tiers").chips == 6 and R.parse_spot("orphelins").chips == 5
     covered = set().union(*(R.target_numbers(p.target) for p in v.elementary()))
     expected = {22, 18, 29, 7, 28, 12, 35, 3, 26, 0, 32, 15, 19, 4, 21, 2, 25}
     assert covered == expected
-    if ref is not None:
-        assert covered == set(ref["roulette_single_zero"]["call_bets"]["voisins_du_zero"]["numbers"])
+    assert covered == set(ref["roulette_single_zero"]["call_bets"]["voisins_du_zero"]["numbers"])
     assert [(p.target, p.weight) for p in v.elementary()] == [
         ("street:0-2-3", 2), ("split:4-7", 1), ("split:12-15", 1), ("split:18-21", 1), ("split:19-22", 1),
         ("split:32-35", 1), ("corner:25-26-28-29", 2)]

@@ -21,13 +21,12 @@ REF = {"total": 22100, "straight_flush": 48, "three_of_a_kind": 52, "straight": 
        "high_card": 16440, "high_card_Q_or_better": 9720, "high_card_J_or_less": 6720,
        "pair_plus_40_30_6_4_1_edge": 0.023167420814479638, "pair_plus_40_30_6_3_1_edge": 0.07276018099547511,
        "ante_play_edge_per_ante_optimal_1_4_5_bonus": 0.03372980943604938, "hands_played_optimal": 14900}
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "table_games.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "table_games.json"
 
 
-def test_reference_copy_matches_shared_file():
-    if not SHARED.exists():
-        pytest.skip("shared reference not present")
-    ref = json.loads(SHARED.read_text())["three_card_poker"]
+def test_figures_match_the_reference_file():
+    """tests/data/reference/table_games.json: the published figures, each entry naming its sources."""
+    ref = json.loads(REFERENCE.read_text())["three_card_poker"]
     assert {k: ref[k] for k in REF} == REF
 
 
