@@ -68,7 +68,12 @@ def test_web_keeps_the_conf_worker_class_and_matches_the_image_cmd():
 def test_proxy_and_streams():
     proxy = SERVICES["proxy"]
     assert proxy["image"].startswith("nginx:")  # the official (Debian-based) image
-    assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in proxy["volumes"]
+    # docker/nginx.conf is a template rendered by the image's entrypoint from nginx.env
+    assert "./nginx.conf:/etc/nginx/templates/nginx.conf.template:ro" in proxy["volumes"]
+    assert proxy["env_file"] == "nginx.env"
+    assert proxy["environment"]["NGINX_ENVSUBST_FILTER"] == "^SLOTSYS_PROXY_"
+    assert SERVICES["web"]["environment"]["SLOTSYS_TRUST_PROXY_REQUEST_START"] == "true"
+    assert "ports" not in SERVICES["web"]  # only the proxy faces clients
     assert "8080:8080" in proxy["ports"]
     assert set(proxy["depends_on"]) == {"web", "streams"}
     streams = SERVICES["streams"]
