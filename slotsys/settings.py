@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     # (SLOTSYS_FAULT_DELAY_AFTER_COMMIT_MS), so a test can kill a worker or drop the database mid-request.
     fault_delay_ms: int = Field(default=0, ge=0, le=60_000)
     fault_delay_after_commit_ms: int = Field(default=0, ge=0, le=60_000)
+    # Loyalty: whether promotional coin-in (restricted and non-restricted promo credits staked) earns points
+    # (docs/promotional-credits.md). Off: free play earns none; theoretical win counts it either way.
+    loyalty_promo_earns_points: bool = False
     # Celery runs tasks in-process (eager) unless a broker is configured.
     celery_eager: bool | None = None
     casino_name: str = "Grand Seoul Casino"
