@@ -257,6 +257,8 @@ class FloorService:
                         "jackpots": r.jackpots,
                         "credits_before": r.credits_before,
                         "credits_after": r.credits_after,
+                        # won staked from each credit meter (rounds before promotional play: all cashable)
+                        "stake": r.outcome.get("stake") or {"restricted": 0, "nonrestricted": 0, "cashable": r.bet_won},
                     }
                     for r in rounds
                 ],

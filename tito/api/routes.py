@@ -73,6 +73,10 @@ class PromoIn(StrictModel):
     reason: Reason | None = None
 
 
+class CreditLimitIn(StrictModel):
+    credit_limit: WonOrZero | None
+
+
 class ValidationIn(StrictModel):
     scheme: Literal["system", "sas"]
     sas_validation_id: Int24 | None = None
@@ -303,3 +307,11 @@ def report_reconciliation():
         description=_REPORT_DOC, **AUTH_DOC)
 def report_security():
     return tito().reports.security(principal(), *_range())
+
+
+@bp.put("/machines/<asset>/credit-limit")
+@bp.input(CreditLimitIn, arg_name="body")
+@bp.doc(summary="Set a machine's credit limit in won (null: the floor default; operator); ticket-in above it is "
+                "refused", **AUTH_DOC)
+def set_credit_limit(asset: str, body: CreditLimitIn):
+    return tito().admin.set_credit_limit(principal(), asset, body.credit_limit)

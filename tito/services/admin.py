@@ -307,6 +307,26 @@ class TicketAdminService:
             uow.commit()
             return validation_view(m)
 
+    def set_credit_limit(self, principal: Principal, asset: str, limit: object) -> dict:
+        """Set a machine's credit limit in won (operator): a ticket-in that would take its credits
+        above it is refused (409 ``credit-limit-exceeded``, SAS 0x84). ``None`` returns the machine to
+        the floor default ``SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON``; 0 = no limit. 422 naming
+        ``credit_limit`` for anything but a non-negative integer. Logged as a ticket event."""
+        from tito.services.machine_in import credit_limit
+
+        require_role(principal, "operator")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 10**12):
+            raise ValidationFailed("credit_limit is integer won 0..10^12, or null for the floor default",
+                                   field="credit_limit")
+        with self.ctx.uow() as uow:
+            m = uow.machines.get(asset, for_update=True)
+            m.credit_limit = limit
+            TicketRepo(uow.session).log("credit_limit", actor=principal.id, at=self.ctx.clock.now(), location=asset,
+                                        credit_limit=limit)
+            uow.commit()
+            return {"machine": asset, "credit_limit": credit_limit(m), "own_limit": m.credit_limit,
+                    "floor_default": get_tito_settings().machine_credit_limit_won}
+
     def validation(self, principal: Principal, asset: str) -> dict:
         """A machine's validation scheme (the machine itself, or operator / auditor / admin)."""
         if principal.kind == "machine":
