@@ -117,8 +117,8 @@ class FloorService:
             split = promo.stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
             if split is None:
                 raise InsufficientFunds(
-                    f"credits ₩{meters.total:,} (cashable ₩{meters.cashable:,}, restricted ₩{meters.restricted:,}, "
-                    f"non-restricted ₩{meters.nonrestricted:,}) are less than the bet ₩{bet_won:,}",
+                    f"credits ₩{meters.total:,} are less than the bet ₩{bet_won:,} (cashable ₩{meters.cashable:,}, "
+                    f"restricted ₩{meters.restricted:,}, non-restricted ₩{meters.nonrestricted:,})",
                     field="multiplier", credits=meters.to_dict(), bet=bet_won)
             outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
             # award guard: an award above the game's maximum is never credited; the machine locks
