@@ -325,3 +325,26 @@ def test_a_machine_refuses_a_ticket_above_its_credit_limit_and_nothing_changes(a
     problem(api.as_staff("operator", "PUT", f"/api/v1/machines/{asset}/credit-limit", {"credit_limit": -1}, key=None),
             422, "validation-failed")
     balanced(api)
+
+
+def test_migration_0013_has_a_real_downgrade(tmp_path):
+    import sqlalchemy as sa
+    from alembic import command
+
+    from slotsys.migrate import alembic_config, upgrade
+
+    url = f"sqlite:///{tmp_path / 'mig.db'}"
+    upgrade(url)
+    cfg = alembic_config(url)
+    command.downgrade(cfg, "0012_staff_auth")
+    engine = sa.create_engine(url)
+    try:
+        insp = sa.inspect(engine)
+        assert "promo_ticket_requests" not in insp.get_table_names()
+        assert not {"credit_limit", "restricted_played", "nonrestricted_played"} & {c["name"] for c in insp.get_columns("machines")}
+        command.upgrade(cfg, "heads")
+        insp = sa.inspect(engine)
+        assert "promo_ticket_requests" in insp.get_table_names()
+        assert {"credit_limit", "restricted_played", "nonrestricted_played"} <= {c["name"] for c in insp.get_columns("machines")}
+    finally:
+        engine.dispose()
