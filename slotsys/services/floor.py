@@ -233,7 +233,8 @@ class FloorService:
             require_machine(principal, asset)
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
-            return machine_view(m, _credits(uow, asset), bet_options=True, meters=uow.machines.credits(asset))
+            credits = uow.machines.credits(asset)  # the three credit meters, one statement
+            return machine_view(m, credits.cashable, bet_options=True, meters=credits)
 
     def recall(self, principal: Principal, asset: str, limit: int = 10) -> dict:
         """The last ``limit`` (≤ 10) games with stops, window, bet, wins and jackpots (GLI-11 recall)."""
