@@ -7,6 +7,8 @@ rate of GET /healthz through the same gunicorn (the baseline), and the ratio.
 
     .venv/bin/python bench/spin_throughput.py --seconds 10 --clients 16
     .venv/bin/python bench/spin_throughput.py --pg postgresql://postgres@127.0.0.1:5432/postgres
+    .venv/bin/python bench/spin_throughput.py --promo   # every machine first takes a ₩1,000,000
+        restricted promotional ticket, so the spins stake promotional credits (two credit meters touched)
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--pg", default=None, help="PostgreSQL server URL (a fresh database is created on it)")
     ap.add_argument("--port", type=int, default=8799)
+    ap.add_argument("--promo", action="store_true", help="play restricted promotional credits (a ticket per machine)")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="slotsys-bench-"))
@@ -95,6 +98,17 @@ def main() -> None:
             except httpx.TransportError:
                 time.sleep(0.1)
         machines = creds["machines"]
+        if args.promo:
+            sup = next(s for s in creds["staff"] if s["role"] == "supervisor")
+            token = httpx.post(base + "/api/v1/auth/login", json={"username": sup["username"],
+                                                                  "password": sup["password"]}).json()["token"]
+            for m in machines[:args.clients]:
+                t = httpx.post(base + "/api/v1/tickets/promotional", json={"amount": 1_000_000},
+                               headers={"Authorization": f"Bearer {token}", "Idempotency-Key": uuid.uuid4().hex})
+                r = httpx.post(f"{base}/api/v1/machines/{m['asset']}/ticket-in",
+                               json={"validation_number": t.json()["ticket"]["validation_number"]},
+                               headers={"Authorization": f"Bearer {m['key']}", "Idempotency-Key": uuid.uuid4().hex})
+                assert r.status_code == 200, r.text
 
         def healthz(i):
             c = httpx.Client(base_url=base)
@@ -113,13 +127,16 @@ def main() -> None:
                     return True
                 return r.status_code == 200
 
-            c.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 50_000}, headers={"Idempotency-Key": uuid.uuid4().hex})
+            if not args.promo:
+                c.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 50_000},
+                       headers={"Idempotency-Key": uuid.uuid4().hex})
             return once
 
         base_rate, base_lat, _ = hammer(healthz, args.clients, args.seconds / 2)
         rate, lat, errors = hammer(spin, min(args.clients, len(machines)), args.seconds)
         db = "PostgreSQL" if args.pg else "SQLite"
-        print(f"database: {db}; gunicorn {args.workers} workers × {args.threads} threads; {min(args.clients, len(machines))} machines")
+        print(f"database: {db}; gunicorn {args.workers} workers × {args.threads} threads; {min(args.clients, len(machines))} machines"
+              + ("; spins stake restricted promotional credits" if args.promo else ""))
         print(f"baseline GET /healthz: {base_rate:,.0f} req/s  p50 {statistics.median(base_lat)*1000:.1f} ms")
         print(f"spins: {rate:,.0f} spins/s  p50 {percentile(lat,50)*1000:.1f} ms  p95 {percentile(lat,95)*1000:.1f} ms  "
               f"p99 {percentile(lat,99)*1000:.1f} ms  errors {errors}  ({len(lat):,} requests)")

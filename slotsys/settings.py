@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     idempotency_retention_days: int = Field(default=7, ge=1, le=3_650)
     idempotency_purge_batch: int = Field(default=5_000, ge=1, le=100_000)
     idempotency_purge_interval_s: int = Field(default=3_600, ge=60, le=604_800)
+    # Loyalty: whether promotional coin-in (restricted and non-restricted promo credits staked) earns points
+    # (docs/promotional-credits.md). Off: free play earns none; theoretical win counts it either way.
+    loyalty_promo_earns_points: bool = False
     # Celery runs tasks in-process (eager) unless a broker is configured.
     celery_eager: bool | None = None
     casino_name: str = "Grand Seoul Casino"

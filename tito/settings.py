@@ -26,6 +26,12 @@ class TitoSettings(BaseSettings):
     guard_window_seconds: int = Field(300, gt=0)
     guard_lockout_seconds: int = Field(300, ge=0)
     station_expiry_days: int | None = Field(None, ge=1, description="expiry of station-issued promotional tickets")
+    # Promotional tickets and machine credit limits (docs/promotional-credits.md)
+    promo_max_won: int = Field(5_000_000, ge=0, description="largest promotional ticket a station prints (0 = no limit)")
+    promo_dual_control_won: int = Field(
+        1_000_000, ge=0, description="a promotional ticket above this needs a second supervisor's approval (0 = never)")
+    machine_credit_limit_won: int = Field(
+        10_000_000, ge=0, description="default machine credit limit: ticket-in above it is refused (0 = no limit)")
 
     @property
     def hold(self) -> timedelta:

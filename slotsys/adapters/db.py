@@ -149,6 +149,13 @@ class Machine(Base):
     tickets_in_count: Mapped[int] = mapped_column(Integer, default=0)
     tickets_out_count: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    # Promotional credits (migration 0013_promo_credits; docs/promotional-credits.md). SAS meters
+    # "restricted / non-restricted promotional credits played" (won): the part of coin_in staked
+    # from each promo meter, so cashable coin-in = coin_in - both. credit_limit: the machine's credit
+    # limit in won (ticket-in above it is refused, SAS 0x84); NULL = SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON.
+    restricted_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    nonrestricted_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    credit_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class GameRound(Base):

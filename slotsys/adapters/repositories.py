@@ -11,17 +11,32 @@ from sqlalchemy.orm.attributes import set_committed_value
 from slotsys.adapters.db import Account, GameRound, Machine, StaffToken, StaffUser, Zone, execute_or_defer, utcnow
 from slotsys.adapters.players_tables import PlayerSession
 from slotsys.domain.errors import NotFound
+from slotsys.domain.ledger import machine_credits, machine_nonrestricted, machine_restricted
+from slotsys.domain.promo import Credits
 
 
 _METER_UPDATES: dict[tuple, object] = {}
 _ACC = Account.__table__
 _MACHINE = select(Machine).where(Machine.asset_number == bindparam("asset"))  # built once: compiled form cached
 _MACHINE_LOCKED = _MACHINE.with_for_update()
-# the spin's second read (built once; SQLAlchemy caches its compiled form): credits in won, a player carded in?
+# the spin's second read (built once; SQLAlchemy caches its compiled form): the three credit meters in won
+# (cashable, restricted and non-restricted promotional; NULL for a promo meter never opened) and whether a
+# player is carded in
+def _balance_of(param: str):
+    return select(_ACC.c.balance * _ACC.c.normal_sign).where(_ACC.c.code == bindparam(param)).scalar_subquery()
+
+
+_CREDITS = select(_balance_of("code"), _balance_of("restricted"), _balance_of("nonrestricted"))
 _CREDITS_AND_CARDED = select(
-    select(_ACC.c.balance * _ACC.c.normal_sign).where(_ACC.c.code == bindparam("code")).scalar_subquery(),
+    _balance_of("code"), _balance_of("restricted"), _balance_of("nonrestricted"),
     select(PlayerSession.id).where(PlayerSession.machine_id == bindparam("mid"), PlayerSession.status == "open").exists(),
 )
+
+
+def _credits(row, code: str) -> Credits:
+    if row[0] is None:
+        raise NotFound(f"account {code!r} does not exist")
+    return Credits(int(row[0]), int(row[1] or 0), int(row[2] or 0))
 
 
 class MachineRepo:
@@ -39,10 +54,11 @@ class MachineRepo:
             raise NotFound(f"machine {asset!r} is not on the floor", field="asset")
         return m
 
-    def get_for_play(self, asset: str, credits_code: str) -> tuple[Machine, int, bool]:
+    def get_for_play(self, asset: str) -> tuple[Machine, Credits, bool]:
         """The spin's reads: the machine row locked (as ``get(for_update=True)``), then, in a second
-        statement, its credit meter's balance in won (account ``credits_code``) and whether a player
-        session is open on it (two round trips instead of three).
+        statement, its three credit meters in won (cashable, restricted and non-restricted
+        promotional: :class:`slotsys.domain.promo.Credits`) and whether a player session is open
+        on it (two round trips instead of three).
 
         They cannot be one statement: under READ COMMITTED a ``SELECT … FOR UPDATE`` that waits for
         the lock returns the newest machine row, but its subqueries keep the snapshot taken before
@@ -51,10 +67,18 @@ class MachineRepo:
         lock, and everything that changes a machine's credits or sessions takes this lock first.
         """
         m = self.get(asset, for_update=True)  # raises NotFound
-        balance, is_carded = self.s.execute(_CREDITS_AND_CARDED, {"code": credits_code, "mid": m.id}).one()
-        if balance is None:
-            raise NotFound(f"account {credits_code!r} does not exist")
-        return m, int(balance), bool(is_carded)
+        code = machine_credits(asset)
+        row = self.s.execute(_CREDITS_AND_CARDED, {"code": code, "restricted": machine_restricted(asset),
+                                                   "nonrestricted": machine_nonrestricted(asset), "mid": m.id}).one()
+        return m, _credits(row, code), bool(row[3])
+
+    def credits(self, asset: str) -> Credits:
+        """The machine's three credit meters in won, in one statement (the caller holds its row lock
+        when it acts on them). Raises NotFound if the machine has no credit meter."""
+        code = machine_credits(asset)
+        row = self.s.execute(_CREDITS, {"code": code, "restricted": machine_restricted(asset),
+                                        "nonrestricted": machine_nonrestricted(asset)}).one()
+        return _credits(row, code)
 
     def get_by_id(self, machine_id: int) -> Machine:
         m = self.s.get(Machine, machine_id)

@@ -186,3 +186,16 @@ def table_hold(code: str) -> str:
 def table_chips(code: str) -> str:
     """Liability (non-negative): the value of the roulette colour chips players hold at a table."""
     return f"table:{code}:chips"
+
+
+# Promotional credits on a machine (docs/promotional-credits.md; SAS credit types).
+def machine_restricted(asset: str) -> str:
+    """Liability (non-negative): restricted (non-cashable) promotional credits on the machine. The
+    historical code ``machine:<asset>:promo`` (``tito.domain.tickets.machine_promo``) is kept."""
+    return f"machine:{asset}:promo"
+
+
+def machine_nonrestricted(asset: str) -> str:
+    """Liability (non-negative): non-restricted promotional credits on the machine (cashable by the
+    player: a cash-out pays them on the cashable ticket)."""
+    return f"machine:{asset}:nonrestricted"

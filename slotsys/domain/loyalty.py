@@ -206,6 +206,16 @@ def accrue(rule: AccrualRule, coin_in_won: int | Fraction, house_edge: Fraction,
     return Accrual(theo, base, base * multiplier_permille // PERMILLE)
 
 
+def point_earning_coin_in(cashable_won: int, promotional_won: int, *, promo_earns: bool = False) -> int:
+    """The part of a game's coin-in (won) that earns points: the cashable stake, plus the
+    promotional stake (restricted and non-restricted credits) only when the program says so
+    (``SLOTSYS_LOYALTY_PROMO_EARNS_POINTS``). The house rule, as on most floors: free play earns no
+    points, because it is the house's own money. Theoretical win still counts the whole coin-in."""
+    if cashable_won < 0 or promotional_won < 0:
+        raise ValueError("coin-in is never negative")
+    return cashable_won + promotional_won if promo_earns else cashable_won
+
+
 def rated_play(average_bet_won: int, minutes: int, decisions_per_hour: int, house_edge_ppm: int) -> tuple[Fraction, Fraction]:
     """A table rating → (handle in won, house edge): handle = average bet × minutes / 60 ×
     decisions per hour (exact; the pit rates whole minutes)."""

@@ -12,9 +12,11 @@ import structlog
 from jackpot_controller.services import spin as jackpot
 from slotsys.adapters.db import Machine
 from slotsys.domain import ledger as L
+from slotsys.domain import promo
 from slotsys.domain.errors import Forbidden, InsufficientFunds, MachineLocked, ValidationFailed
 from slotsys.domain.evaluator import spin as play
 from slotsys.domain.game import InvalidBet
+from slotsys.domain.loyalty import point_earning_coin_in
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.games import load_game
 from slotsys.services.context import Principal, ServiceContext
@@ -89,12 +91,21 @@ class FloorService:
         credited not at all; the machine locks (status "locked", lock_reason with the raw values)
         for attendant verification and ``award_guard`` carries the raw values.
         Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine.
+
+        Promotional credits (``slotsys.domain.promo``, docs/promotional-credits.md): the bet is
+        staked from the restricted promo meter first, then the non-restricted one, then the
+        cashable one (``stake``: won from each); every win goes to the cashable meter. ``credits`` /
+        ``credits_before`` are the cashable meter; ``restricted_credits``, ``nonrestricted_credits``
+        and ``promo_credits`` (their sum) are after the game. Ledger: one entry, ``Dr`` each meter
+        staked / ``Cr machine:<a>:hold``, then the win ``Dr hold / Cr machine:<a>:credits``; meters
+        ``restricted_played`` / ``nonrestricted_played`` count the promotional part of coin-in.
         """
         require_machine(principal, asset)
 
         def fn(uow) -> dict:
             # the machine's row lock, then its credits and whether a player is carded in (two statements)
-            m, before, carded = uow.machines.get_for_play(asset, L.machine_credits(asset))
+            m, meters, carded = uow.machines.get_for_play(asset)
+            before = meters.cashable
             _active(m)
             game = load_game(m.game_id)
             try:
@@ -103,8 +114,12 @@ class FloorService:
             except InvalidBet as e:
                 raise ValidationFailed(e.message, field=e.field) from None
             bet_won = option.credits * m.denomination
-            if before < bet_won:
-                raise InsufficientFunds(f"credits ₩{before:,} are less than the bet ₩{bet_won:,}", field="multiplier")
+            split = promo.stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
+            if split is None:
+                raise InsufficientFunds(
+                    f"credits ₩{meters.total:,} are less than the bet ₩{bet_won:,} (cashable ₩{meters.cashable:,}, "
+                    f"restricted ₩{meters.restricted:,}, non-restricted ₩{meters.nonrestricted:,})",
+                    field="multiplier", credits=meters.to_dict(), bet=bet_won)
             outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
             # award guard: an award above the game's maximum is never credited; the machine locks
             guard = None
@@ -113,7 +128,11 @@ class FloorService:
                          "win_won": outcome.total_win_credits * m.denomination, "stops": list(outcome.stops)}
             win_won = 0 if guard else outcome.total_win_credits * m.denomination
             e = L.EntryBuilder("machine.spin", f"game on {asset}")
-            e.add(debit=L.machine_credits(asset), credit=L.machine_hold(asset), amount=bet_won, memo="coin-in")
+            e.add(debit=L.machine_restricted(asset), credit=L.machine_hold(asset), amount=split.restricted,
+                  memo="coin-in restricted promo")
+            e.add(debit=L.machine_nonrestricted(asset), credit=L.machine_hold(asset), amount=split.nonrestricted,
+                  memo="coin-in non-restricted promo")
+            e.add(debit=L.machine_credits(asset), credit=L.machine_hold(asset), amount=split.cashable, memo="coin-in")
             e.add(debit=L.machine_hold(asset), credit=L.machine_credits(asset), amount=win_won, memo="coin-out")
             game_number = m.game_seq + 1
             entry_id = uow.ledger.post(e.build({"machine": asset, "game": game_number}))
@@ -121,15 +140,22 @@ class FloorService:
             # its awards are listed when the hit is decided in this transaction (embedded SQLite),
             # otherwise the sequencer folds it within a second and pays any award as a bonus.
             jp, jackpot_won = jackpot.on_wager(uow, self.ctx, m, bet_won, game_number, outcome)
-            after = before - bet_won + win_won + jackpot_won
+            after = before - split.cashable + win_won + jackpot_won
             uow.machines.add_meters(
                 m, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=1,
-                games_won=1 if (win_won or jackpot_won) else 0, set_values={"game_seq": game_number},
+                games_won=1 if (win_won or jackpot_won) else 0, restricted_played=split.restricted,
+                nonrestricted_played=split.nonrestricted, set_values={"game_seq": game_number},
             )
-            # players: the carded session's meters (same deltas) and points; None when uncarded
+            # players: the carded session's meters (same deltas) and points (promotional coin-in earns
+            # none unless SLOTSYS_LOYALTY_PROMO_EARNS_POINTS); None when uncarded
             carded = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
-                                          now=self.ctx.clock.now(), carded=carded)
+                                          now=self.ctx.clock.now(), carded=carded,
+                                          points_coin_in=point_earning_coin_in(
+                                              split.cashable, split.promotional,
+                                              promo_earns=self.ctx.settings.loyalty_promo_earns_points))
             od = outcome.to_dict()
+            if split.promotional:
+                od["stake"] = split.to_dict()  # the recall shows what the promotional credits paid
             for w in od["wins"] + [w for f in od["free_games"] for w in f["wins"]]:
                 w["pay_won"] = w["pay_credits"] * m.denomination
             if guard:
@@ -161,6 +187,10 @@ class FloorService:
                 "jackpots": jp,
                 "credits_before": before,
                 "credits": after,
+                "stake": split.to_dict(),
+                "restricted_credits": meters.restricted - split.restricted,
+                "nonrestricted_credits": meters.nonrestricted - split.nonrestricted,
+                "promo_credits": meters.promotional - split.promotional,
                 "entry": entry_id,
                 "player": carded,
             }
@@ -203,7 +233,8 @@ class FloorService:
             require_machine(principal, asset)
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
-            return machine_view(m, _credits(uow, asset), bet_options=True)
+            credits = uow.machines.credits(asset)  # the three credit meters, one statement
+            return machine_view(m, credits.cashable, bet_options=True, meters=credits)
 
     def recall(self, principal: Principal, asset: str, limit: int = 10) -> dict:
         """The last ``limit`` (≤ 10) games with stops, window, bet, wins and jackpots (GLI-11 recall)."""
@@ -227,6 +258,8 @@ class FloorService:
                         "jackpots": r.jackpots,
                         "credits_before": r.credits_before,
                         "credits_after": r.credits_after,
+                        # won staked from each credit meter (rounds before promotional play: all cashable)
+                        "stake": r.outcome.get("stake") or {"restricted": 0, "nonrestricted": 0, "cashable": r.bet_won},
                     }
                     for r in rounds
                 ],
@@ -241,7 +274,13 @@ class FloorService:
             }
 
 
-def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False) -> dict:
+def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False, meters: promo.Credits | None = None) -> dict:
+    """A machine as the API shows it: ``credits`` (cashable, won) and, given its ``meters``, the
+    promotional credits (``restricted_credits``, ``nonrestricted_credits``, ``promo_credits``);
+    ``meters``: coin-in split into cashable / restricted / non-restricted promotional (SAS
+    "credits played" meters), the credit limit (won; the floor default when the machine has none)."""
+    from tito.services.machine_in import credit_limit  # tito imports this module
+
     game = load_game(m.game_id)
     view = {
         "asset": m.asset_number,
@@ -266,8 +305,15 @@ def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False) -> 
             "tickets_out": m.tickets_out,
             "tickets_out_count": m.tickets_out_count,
             "game_number": m.game_seq,
+            "cashable_coin_in": m.coin_in - (m.restricted_played or 0) - (m.nonrestricted_played or 0),
+            "restricted_coin_in": m.restricted_played or 0,
+            "nonrestricted_coin_in": m.nonrestricted_played or 0,
         },
+        "credit_limit": credit_limit(m),
     }
+    if meters is not None:
+        view.update(restricted_credits=meters.restricted, nonrestricted_credits=meters.nonrestricted,
+                    promo_credits=meters.promotional)
     if bet_options:
         view["bet_options"] = [o.to_dict() for o in game.bet_options()]
     return view

@@ -118,10 +118,13 @@ def session_meters(s: PlayerSession) -> dict:
 
 
 def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime,
-            carded: bool = True) -> dict | None:
+            carded: bool = True, points_coin_in: int | None = None) -> dict | None:
     """The spin hook: called in the spin's transaction (machine row locked) with the same deltas
     the spin adds to the machine's meters. If a player is carded, adds them to the session's
-    meters, accrues points under the session's rule at the player's tier multiplier and returns
+    meters, accrues points under the session's rule at the player's tier multiplier (on
+    ``points_coin_in`` won, default ``coin_in``: the spin passes its cashable stake, since
+    promotional coin-in earns no points unless the program says so; the session's theoretical win
+    counts the whole ``coin_in``) and returns
     ``{"player", "session", "points_earned_milli", "points", "progress_milli", "tier"}``; None
     for uncarded play. ``carded=False`` (the caller read, under the machine's row lock, that no session
     is open) skips the lookup."""
@@ -134,6 +137,9 @@ def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jac
     edge = house_edge(machine.game_id, machine.variation or None, option)
     rule = AccrualRule(s.rule_basis, s.rule_won_per_point)
     acc = accrue(rule, coin_in, edge, multiplier_of(uow, player))
+    if points_coin_in is not None and points_coin_in != coin_in:  # promotional coin-in earns no points
+        earning = accrue(rule, points_coin_in, edge, multiplier_of(uow, player))
+        acc = Accrual(acc.theo_milli, earning.base_milli, earning.points_milli)
     s.coin_in += coin_in
     s.coin_out += coin_out
     s.jackpot_out += jackpot_out

@@ -211,22 +211,25 @@ class SessionService:
             s = carded_session(uow, m, card)
             player = uow.players.get(player_id, for_update=True)
             prog = uow.players.program()
+            nonrestricted = 0  # non-restricted promotional credits: cashable, so they go to the cashable wallet
             if cash_out:  # everything on the machine, cashable and promotional
                 cashable = uow.ledger.balance(L.machine_credits(asset))
                 promo = _balance_or_zero(uow, machine_promo(asset))
-                if cashable <= 0 and promo <= 0:
+                nonrestricted = _balance_or_zero(uow, L.machine_nonrestricted(asset))
+                if cashable <= 0 and promo <= 0 and nonrestricted <= 0:
                     raise InsufficientFunds("there are no credits to cash out")
             elif kind == "cashable":
                 cashable, promo = amount, 0
             else:
                 cashable, promo = 0, amount
-            total = cashable + promo
+            total = cashable + promo + nonrestricted
             day = gaming_day(now, prog.gaming_day_start_hour_utc)
             check_transfer(limits_of(prog), direction, total, uow.players.transferred_on(player.id, day, direction))
             WalletService.open(uow, player.id)
             e = L.EntryBuilder("wallet.to_machine" if direction == "to_machine" else "wallet.to_wallet",
                                f"{'cash-out to wallet' if cash_out else 'cashless transfer'} {direction} at {asset}")
-            for wallet, won, meter in (("cashable", cashable, L.machine_credits(asset)), ("promo", promo, machine_promo(asset))):
+            for wallet, won, meter in (("cashable", cashable, L.machine_credits(asset)), ("promo", promo, machine_promo(asset)),
+                                       ("cashable", nonrestricted, L.machine_nonrestricted(asset))):
                 if not won:
                     continue
                 wacc = wallet_account(player.id, wallet)
@@ -246,10 +249,10 @@ class SessionService:
                     e.add(debit=meter, credit=wacc, amount=won)
             entry = uow.ledger.post(e.build({"machine": asset, "player": player.id, "session": s.id}))
             t = uow.players.add(WalletTransfer(player_id=player.id, machine_id=m.id, session_id=s.id, direction=direction,
-                                               via="cash_out" if cash_out else "aft", cashable_won=cashable, promo_won=promo,
+                                               via="cash_out" if cash_out else "aft", cashable_won=cashable + nonrestricted, promo_won=promo,
                                                gaming_day=day, entry_id=entry, created_at=now))
             return {"transfer": t.id, "machine": asset, "player": player.id, "direction": direction,
-                    "cashable": cashable, "promo": promo, "amount": total, "entry": entry,
+                    "cashable": cashable + nonrestricted, "promo": promo, "amount": total, "entry": entry,
                     "wallet": WalletService.balances(uow, player.id), **machine_credits(uow, asset)}
 
         path = "cash-out-to-wallet" if cash_out else f"wallet/{direction}"

@@ -87,6 +87,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tickets.ticket_pdf": MACHINE | staff("cashier", "attendant", "supervisor", "operator", "auditor"),
     "tickets.void": staff("supervisor"), "tickets.expiry_override": staff("supervisor"),
     "tickets.promotional": staff("supervisor", "operator"),
+    "tickets.promotional_requests": staff("supervisor", "operator", "auditor"),
+    "tickets.promotional_approve": staff("supervisor"), "tickets.promotional_refuse": staff("supervisor"),
+    "tickets.set_credit_limit": staff("operator"),
     "tickets.ticket_in_authorize": MACHINE, "tickets.ticket_in_commit": MACHINE, "tickets.ticket_in_reject": MACHINE,
     "tickets.handpay": staff("attendant"),
     "tickets.get_validation": MACHINE | staff("operator", "auditor"),
@@ -252,7 +255,7 @@ class Floor:
     # -- the request for an endpoint: path values, body, query
     def path_values(self, endpoint: str) -> dict:
         v = {"asset": "M001", "player_id": self.p1["player"], "card_number": self.p1["card_number"],
-             "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "filename": "nothing.txt",
+             "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
              "seat": "1", "box": "1"}
         if endpoint.startswith("tables."):
             v.update(code="BAC-01", number=1)
@@ -305,6 +308,8 @@ class Floor:
                              "decisions_per_hour": 60, "house_edge_ppm": 12_000},
             "tickets.void": {"reason": "authz"}, "tickets.expiry_override": {"reason": "authz"},
             "tickets.promotional": {"amount": 1_000},
+            "tickets.promotional_refuse": {"reason": "authz"},
+            "tickets.set_credit_limit": {"credit_limit": None},
             "tickets.ticket_in_authorize": {"validation_number": t},
             "tickets.ticket_in_commit": {"validation_number": t, "transaction_id": "authz"},
             "tickets.ticket_in_reject": {"validation_number": t, "transaction_id": "authz"},

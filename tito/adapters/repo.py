@@ -14,7 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from slotsys.adapters.db import Machine, execute_or_defer
-from tito.adapters.tables import DrawerSession, TerminalGuard, Ticket, TicketEvent, TitoCounter
+from tito.adapters.tables import DrawerSession, PromoTicketRequest, TerminalGuard, Ticket, TicketEvent, TitoCounter
 from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, REDEEMED
 
 
@@ -202,6 +202,28 @@ class TicketRepo:
         for mid, n, s in accepted:
             out.setdefault(mid, {})["accepted"] = (int(n), int(s))
         return out
+
+
+class PromoRequestRepo:
+    """Dual-control requests for promotional tickets (``promo_ticket_requests``)."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+
+    def add(self, req: PromoTicketRequest) -> PromoTicketRequest:
+        self.s.add(req)
+        self.s.flush()
+        return req
+
+    def get(self, request_id: int, *, for_update: bool = False) -> PromoTicketRequest | None:
+        q = select(PromoTicketRequest).where(PromoTicketRequest.id == request_id)
+        return self.s.scalar(q.with_for_update() if for_update else q)
+
+    def list(self, status: str | None, limit: int = 200) -> list[PromoTicketRequest]:
+        q = select(PromoTicketRequest).order_by(PromoTicketRequest.id.desc()).limit(limit)
+        if status:
+            q = q.where(PromoTicketRequest.status == status)
+        return list(self.s.scalars(q))
 
 
 class DrawerRepo:

@@ -102,3 +102,22 @@ class TitoCounter(Base):
     __tablename__ = "tito_counters"
     name: Mapped[str] = mapped_column(String(40), primary_key=True)
     value: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class PromoTicketRequest(Base):
+    """A promotional ticket above the dual-control threshold, waiting for a second supervisor
+    (migration 0013_promo_credits). ``status``: pending → approved (the ticket is printed, its id
+    recorded) | refused. ``requested_by`` / ``decided_by`` are principal ids (``staff:<user>``)."""
+
+    __tablename__ = "promo_ticket_requests"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    amount: Mapped[int] = mapped_column(BigInteger)
+    credit_type: Mapped[str] = mapped_column(String(16))  # restricted | nonrestricted
+    station: Mapped[str] = mapped_column(String(20))
+    reason: Mapped[str] = mapped_column(String(200), default="")
+    status: Mapped[str] = mapped_column(String(12), default="pending", index=True)
+    requested_by: Mapped[str] = mapped_column(String(80))
+    requested_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    decided_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    decided_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+    ticket_id: Mapped[int | None] = mapped_column(_ID, ForeignKey("tickets.id"), nullable=True)

@@ -69,6 +69,12 @@ class ReasonIn(StrictModel):
 class PromoIn(StrictModel):
     amount: Won
     station: Code | None = None
+    credit_type: Literal["restricted", "nonrestricted"] = "restricted"
+    reason: Reason | None = None
+
+
+class CreditLimitIn(StrictModel):
+    credit_limit: WonOrZero | None
 
 
 class ValidationIn(StrictModel):
@@ -136,7 +142,30 @@ def expiry_override(number: str, body: ReasonIn):
 @bp.input(PromoIn, arg_name="body")
 @bp.doc(summary="Print a promotional ticket at a station (supervisor, operator); needs Idempotency-Key", **AUTH_DOC)
 def promotional(body: PromoIn):
-    return reply(*tito().admin.issue_promotional(principal(), body.amount, body.station, idem_key()))
+    return reply(*tito().admin.issue_promotional(principal(), body.amount, body.station, idem_key(),
+                                                 body.credit_type, body.reason))
+
+
+@bp.get("/tickets/promotional/requests")
+@bp.doc(summary="Promotional ticket requests awaiting dual control (?status=pending|approved|refused|all; "
+                "supervisor, operator, auditor)", **AUTH_DOC)
+def promotional_requests():
+    status = request.args.get("status", "pending")
+    return tito().admin.promo_requests(principal(), None if status == "all" else status)
+
+
+@bp.post("/tickets/promotional/requests/<int:request_id>/approve")
+@bp.doc(summary="Dual control: a second supervisor approves a promotional ticket request (prints it); "
+                "needs Idempotency-Key", **AUTH_DOC)
+def promotional_approve(request_id: int):
+    return reply(*tito().admin.approve_promotional(principal(), request_id, idem_key()))
+
+
+@bp.post("/tickets/promotional/requests/<int:request_id>/refuse")
+@bp.input(ReasonIn, arg_name="body")
+@bp.doc(summary="Refuse (or withdraw) a promotional ticket request (supervisor)", **AUTH_DOC)
+def promotional_refuse(request_id: int, body: ReasonIn):
+    return tito().admin.refuse_promotional(principal(), request_id, body.reason)
 
 
 # --------------------------------------------------------- machine ticket-in
@@ -278,3 +307,11 @@ def report_reconciliation():
         description=_REPORT_DOC, **AUTH_DOC)
 def report_security():
     return tito().reports.security(principal(), *_range())
+
+
+@bp.put("/machines/<asset>/credit-limit")
+@bp.input(CreditLimitIn, arg_name="body")
+@bp.doc(summary="Set a machine's credit limit in won (null: the floor default; operator); ticket-in above it is "
+                "refused", **AUTH_DOC)
+def set_credit_limit(asset: str, body: CreditLimitIn):
+    return tito().admin.set_credit_limit(principal(), asset, body.credit_limit)

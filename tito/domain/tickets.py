@@ -6,7 +6,9 @@ Types (SAS §15 ticket types; G2S voucher class ``creditType``): one credit type
 type               printed title                paid at
 =================  ===========================  ==========================================
 ``cashable``       CASHOUT TICKET               machine (credit meter), cage, kiosk
-``promotional``    PROMOTIONAL TICKET           machine only (promo meter); never for cash
+``promotional``    PROMOTIONAL TICKET           machine only (restricted promo meter); never for cash
+``nonrestricted_promo`` PROMOTIONAL TICKET      machine only (non-restricted promo meter: the
+                   (NON-RESTRICTED)             credits are cashable once on the machine)
 ``handpay_receipt`` HANDPAY RECEIPT             cage or kiosk (cash); not a machine voucher
 =================  ===========================  ==========================================
 
@@ -43,6 +45,8 @@ __all__ = [
     "EXPIRED",
     "HANDPAY_RECEIPT",
     "ISSUED",
+    "NONRESTRICTED_PROMO",
+    "PROMO_TYPES",
     "OUTSTANDING_STATES",
     "PENDING",
     "PROMOTIONAL",
@@ -61,9 +65,13 @@ __all__ = [
 CASHABLE: Final = "cashable"
 PROMOTIONAL: Final = "promotional"
 HANDPAY_RECEIPT: Final = "handpay_receipt"
-TYPES: Final = (CASHABLE, PROMOTIONAL, HANDPAY_RECEIPT)
+NONRESTRICTED_PROMO: Final = "nonrestricted_promo"
+"""SAS ticket type 0x02 (non-restricted promotional); ``promotional`` is 0x01 (restricted)."""
+TYPES: Final = (CASHABLE, PROMOTIONAL, HANDPAY_RECEIPT, NONRESTRICTED_PROMO)
+PROMO_TYPES: Final = (PROMOTIONAL, NONRESTRICTED_PROMO)
 
-TITLES: Final = {CASHABLE: "CASHOUT TICKET", PROMOTIONAL: "PROMOTIONAL TICKET", HANDPAY_RECEIPT: "HANDPAY RECEIPT"}
+TITLES: Final = {CASHABLE: "CASHOUT TICKET", PROMOTIONAL: "PROMOTIONAL TICKET", HANDPAY_RECEIPT: "HANDPAY RECEIPT",
+                 NONRESTRICTED_PROMO: "PROMOTIONAL TICKET"}
 """The ticket-type line printed on the face."""
 
 ISSUED: Final = "issued"
@@ -81,7 +89,7 @@ KIOSK: Final = "kiosk"
 CHANNELS: Final = (MACHINE, CAGE, KIOSK)
 
 ACCEPTED_AT: Final = {
-    MACHINE: frozenset({CASHABLE, PROMOTIONAL}),
+    MACHINE: frozenset({CASHABLE, PROMOTIONAL, NONRESTRICTED_PROMO}),
     CAGE: frozenset({CASHABLE, HANDPAY_RECEIPT}),
     KIOSK: frozenset({CASHABLE, HANDPAY_RECEIPT}),
 }
@@ -192,7 +200,7 @@ def check_presentation(
              "pending_until": _iso(t.pending_until)},
         )
     if t.type not in ACCEPTED_AT[channel]:
-        if t.type == PROMOTIONAL and channel == CAGE:
+        if t.type in (PROMOTIONAL, NONRESTRICTED_PROMO) and channel == CAGE:
             return Refusal("promotional_at_cage",
                            "a promotional ticket is not cashable: play it on a machine", {"ticket_type": t.type})
         places = {MACHINE: "a machine", CAGE: "the cage", KIOSK: "a kiosk"}

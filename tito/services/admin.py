@@ -13,19 +13,51 @@ reason and the time on the ticket and in its event trail.
 from __future__ import annotations
 
 from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, ValidationFailed
+from slotsys.domain import promo
+from slotsys.domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.floor import require_machine
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
-from tito.adapters.repo import TicketRepo
-from tito.domain.tickets import EXPIRED, ISSUED, PROMOTIONAL, check_presentation, effective_status
+from tito.adapters.repo import PromoRequestRepo, TicketRepo
+from tito.adapters.tables import PromoTicketRequest
+from tito.domain.tickets import (
+    EXPIRED,
+    ISSUED,
+    NONRESTRICTED_PROMO,
+    PROMO_TYPES,
+    PROMOTIONAL,
+    check_presentation,
+    effective_status,
+)
 from tito.domain.validation import SAS_MAX_ID, SAS_MAX_SEQUENCE
 from tito.services import tickets as T
 from tito.settings import get_tito_settings
 
 SUPERVISOR_ROLES = ("supervisor",)  # admin holds every role (require_role)
+
+
+class PromoAboveMaximum(ValidationFailed):
+    code = "promo-above-maximum"
+    title = "Promotional ticket above the maximum"
+
+
+class SelfApproval(Forbidden):
+    code = "dual-control-self-approval"
+    title = "Dual control: a second supervisor must approve"
+
+
+class RequestNotPending(Conflict):
+    code = "promo-request-not-pending"
+    title = "The promotional ticket request was already decided"
+
+
+def _request_view(r: PromoTicketRequest) -> dict:
+    return {"id": r.id, "amount": r.amount, "credit_type": r.credit_type, "station": r.station, "reason": r.reason,
+            "status": r.status, "requested_by": r.requested_by, "requested_at": r.requested_at.isoformat(),
+            "decided_by": r.decided_by, "decided_at": r.decided_at.isoformat() if r.decided_at else None,
+            "ticket_id": r.ticket_id}
 
 
 def _reason(reason: object, field: str = "reason") -> str:
@@ -101,7 +133,7 @@ class TicketAdminService:
                     raise T.refusal_error(refusal)
                 raise Conflict(f"ticket is {status}, not expired: nothing to approve", field="validation_number",
                                ticket_status=status)
-            if t.type == PROMOTIONAL:
+            if t.type in PROMO_TYPES:
                 raise T.PromotionalAtCage("a promotional ticket is not cashable at the cage", field="validation_number")
             t.expiry_override_by, t.expiry_override_at, t.expiry_override_reason = principal.name, now, why
             repo.log("expiry_override", actor=principal.id, at=now, ticket_id=t.id, reason=why)
@@ -110,13 +142,22 @@ class TicketAdminService:
 
     # ------------------------------------------------------------ promo issue
     def issue_promotional(self, principal: Principal, amount: object, station: str | None,
-                          idem_key: str | None) -> tuple[int, dict, bool]:
+                          idem_key: str | None, credit_type: str = promo.RESTRICTED,
+                          reason: str | None = None) -> tuple[int, dict, bool]:
         """Print a promotional ticket at a station (marketing / promo booth), e.g. a free-play offer.
 
-        (supervisor or operator; Idempotency-Key) Ledger: ``Dr tito:promo_expense /
-        Cr tito:outstanding``. System validation; sequence per station; expiry
-        ``SLOTSYS_TITO_STATION_EXPIRY_DAYS`` or the floor default. Played on a machine it
-        credits the promo meter; never paid in cash.
+        (supervisor or operator; Idempotency-Key) ``credit_type`` ``restricted`` (default: SAS
+        restricted promotional, type ``promotional``: played on a machine it credits the restricted
+        promo meter and is never paid in cash) or ``nonrestricted`` (type ``nonrestricted_promo``:
+        credits the non-restricted meter, cashable by the player once on the machine). Ledger:
+        ``Dr tito:promo_expense / Cr tito:outstanding``. System validation; sequence per station;
+        expiry ``SLOTSYS_TITO_STATION_EXPIRY_DAYS`` or the floor default.
+
+        Limits (:func:`slotsys.domain.promo.promo_issue_rule`): above
+        ``SLOTSYS_TITO_PROMO_MAX_WON`` refused, 422 ``promo-above-maximum`` naming ``amount``, nothing
+        printed; above ``SLOTSYS_TITO_PROMO_DUAL_CONTROL_WON`` nothing is printed either: a pending
+        request is stored (202 ``{"request"}``) until a different supervisor approves it
+        (:meth:`approve_promotional`). Otherwise 201 ``{"ticket"}``.
         """
         require_role(principal, "supervisor", "operator")
         try:
@@ -126,16 +167,95 @@ class TicketAdminService:
         name = (station or "PROMO").upper()
         if not (1 <= len(name) <= 20 and name.replace("-", "").isalnum()):
             raise ValidationFailed("station is 1-20 letters, digits or '-'", field="station")
+        if credit_type not in promo.CREDIT_TYPES:
+            raise ValidationFailed("credit_type is 'restricted' or 'nonrestricted'", field="credit_type")
+        why = (reason or "").strip()[:200]
+        ts = get_tito_settings()
+        try:
+            rule = promo.promo_issue_rule(won, maximum=ts.promo_max_won, dual_control_above=ts.promo_dual_control_won)
+        except ValueError as e:
+            raise PromoAboveMaximum(str(e), field="amount", amount=won, maximum=ts.promo_max_won) from None
 
         def fn(uow) -> dict:
-            uow.ledger.ensure_account(T.PROMO_EXPENSE, L.AccountType.EXPENSE)
-            t = T.issue_ticket(uow, self.ctx, ticket_type=PROMOTIONAL, amount=won, debit_account=T.PROMO_EXPENSE,
-                               station=name, actor=principal.id, expiry_days=get_tito_settings().station_expiry_days)
-            return {"ticket": T.ticket_view(t)}
+            if rule == promo.DUAL_CONTROL:
+                req = PromoTicketRequest(amount=won, credit_type=credit_type, station=name, reason=why,
+                                         status="pending", requested_by=principal.id, requested_at=self.ctx.clock.now())
+                PromoRequestRepo(uow.session).add(req)
+                TicketRepo(uow.session).log("promo_requested", actor=principal.id, at=req.requested_at, amount=won,
+                                            request_id=req.id, credit_type=credit_type, station=name)
+                return {"request": _request_view(req), "dual_control_above": ts.promo_dual_control_won}
+            return {"ticket": T.ticket_view(self._print_promo(uow, won, credit_type, name, principal.id))}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "tickets/promotional", [won, name]), fn,
-                     status=201)
+        r = run_once(self.ctx.uow, principal.id, idem_key,
+                     fingerprint("POST", "tickets/promotional", [won, name, credit_type, why]), fn,
+                     status=202 if rule == promo.DUAL_CONTROL else 201)
         return r.status, r.body, r.replayed
+
+    def _print_promo(self, uow, won: int, credit_type: str, station: str, actor: str):
+        uow.ledger.ensure_account(T.PROMO_EXPENSE, L.AccountType.EXPENSE)
+        ticket_type = PROMOTIONAL if credit_type == promo.RESTRICTED else NONRESTRICTED_PROMO
+        return T.issue_ticket(uow, self.ctx, ticket_type=ticket_type, amount=won, debit_account=T.PROMO_EXPENSE,
+                              station=station, actor=actor, expiry_days=get_tito_settings().station_expiry_days)
+
+    def approve_promotional(self, principal: Principal, request_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Dual control: a second supervisor approves a pending promotional ticket request and the
+        ticket is printed (Idempotency-Key; 201 ``{"ticket", "request"}``), as requested.
+
+        403 ``dual-control-self-approval`` naming ``approved_by`` when the approver is the requester
+        (two different people, the house's dual-control rule); 404 unknown ``request_id``; 409
+        ``promo-request-not-pending`` naming ``request_id`` once approved or refused. The request
+        row is locked, so two approvals print one ticket. Nothing changes on refusal.
+        """
+        require_role(principal, *SUPERVISOR_ROLES)
+
+        def fn(uow) -> dict:
+            req = self._pending(uow, request_id)
+            if req.requested_by == principal.id:
+                raise SelfApproval("dual control: the supervisor who asked for this ticket cannot approve it; "
+                                   "a second supervisor must", field="approved_by", requested_by=req.requested_by)
+            now = self.ctx.clock.now()
+            t = self._print_promo(uow, req.amount, req.credit_type, req.station, req.requested_by)
+            req.status, req.decided_by, req.decided_at, req.ticket_id = "approved", principal.id, now, t.id
+            TicketRepo(uow.session).log("promo_approved", actor=principal.id, at=now, ticket_id=t.id,
+                                        request_id=req.id, requested_by=req.requested_by, amount=req.amount)
+            return {"ticket": T.ticket_view(t), "request": _request_view(req)}
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"tickets/promotional/{request_id}/approve",
+                                                                       None), fn, status=201)
+        return r.status, r.body, r.replayed
+
+    def refuse_promotional(self, principal: Principal, request_id: int, reason: object) -> dict:
+        """A supervisor (the requester too: a withdrawal) refuses a pending request; nothing is printed.
+        409 ``promo-request-not-pending`` naming ``request_id`` if it was already decided."""
+        require_role(principal, *SUPERVISOR_ROLES)
+        why = _reason(reason)
+        with self.ctx.uow() as uow:
+            req = self._pending(uow, request_id)
+            now = self.ctx.clock.now()
+            req.status, req.decided_by, req.decided_at = "refused", principal.id, now
+            req.reason = (f"{req.reason} | refused: {why}" if req.reason else f"refused: {why}")[:200]
+            TicketRepo(uow.session).log("promo_refused", actor=principal.id, at=now, request_id=req.id, reason=why)
+            uow.commit()
+            return {"request": _request_view(req)}
+
+    def promo_requests(self, principal: Principal, status: str | None = "pending") -> dict:
+        """Promotional ticket requests (supervisor, operator, auditor), newest first, by ``status``
+        (pending | approved | refused | None for all; 422 naming ``status`` otherwise)."""
+        require_role(principal, "supervisor", "operator", "auditor")
+        if status not in (None, "pending", "approved", "refused"):
+            raise ValidationFailed("status is pending, approved or refused", field="status")
+        with self.ctx.uow(readonly=True) as uow:
+            return {"requests": [_request_view(r) for r in PromoRequestRepo(uow.session).list(status)]}
+
+    @staticmethod
+    def _pending(uow, request_id: int) -> PromoTicketRequest:
+        req = PromoRequestRepo(uow.session).get(request_id, for_update=True)
+        if req is None:
+            raise NotFound(f"no promotional ticket request {request_id}", field="request_id")
+        if req.status != "pending":
+            raise RequestNotPending(f"request {request_id} is already {req.status} by {req.decided_by}",
+                                    field="request_id", status_now=req.status)
+        return req
 
     # ---------------------------------------------------------------- handpay
     def handpay(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -186,6 +306,26 @@ class TicketAdminService:
                                         location=asset, scheme=scheme, sas_validation_id=m.sas_validation_id)
             uow.commit()
             return validation_view(m)
+
+    def set_credit_limit(self, principal: Principal, asset: str, limit: object) -> dict:
+        """Set a machine's credit limit in won (operator): a ticket-in that would take its credits
+        above it is refused (409 ``credit-limit-exceeded``, SAS 0x84). ``None`` returns the machine to
+        the floor default ``SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON``; 0 = no limit. 422 naming
+        ``credit_limit`` for anything but a non-negative integer. Logged as a ticket event."""
+        from tito.services.machine_in import credit_limit
+
+        require_role(principal, "operator")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 10**12):
+            raise ValidationFailed("credit_limit is integer won 0..10^12, or null for the floor default",
+                                   field="credit_limit")
+        with self.ctx.uow() as uow:
+            m = uow.machines.get(asset, for_update=True)
+            m.credit_limit = limit
+            TicketRepo(uow.session).log("credit_limit", actor=principal.id, at=self.ctx.clock.now(), location=asset,
+                                        credit_limit=limit)
+            uow.commit()
+            return {"machine": asset, "credit_limit": credit_limit(m), "own_limit": m.credit_limit,
+                    "floor_default": get_tito_settings().machine_credit_limit_won}
 
     def validation(self, principal: Principal, asset: str) -> dict:
         """A machine's validation scheme (the machine itself, or operator / auditor / admin)."""

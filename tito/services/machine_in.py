@@ -5,8 +5,10 @@
    with a hold until now + 15 s (``SLOTSYS_TITO_HOLD_SECONDS``). No money moves; every other
    channel is now told "in process at another location".
 2. **commit** — the machine stacked the ticket: ``pending → redeemed`` and the amount moves
-   ``Dr tito:outstanding / Cr machine:<asset>:credits`` (cashable) or ``…:promo``
-   (promotional); tickets-in meters advance.
+   ``Dr tito:outstanding / Cr machine:<asset>:credits`` (cashable), ``…:promo``
+   (restricted promotional) or ``…:nonrestricted`` (non-restricted promotional); tickets-in
+   meters advance. A ticket that would take the machine's credits above its credit limit is
+   refused at authorise, commit and single call (409 ``credit-limit-exceeded``, SAS 0x84).
    **reject** — the machine returned the ticket (jam, stacker full, player pulled it):
    ``pending → issued``, payable anywhere again.
    A **lost commit** (no answer before the hold passes): the ticket counts as issued at
@@ -31,9 +33,37 @@ from slotsys.services.floor import require_machine
 from slotsys import metrics
 from slotsys.services.idempotency import fingerprint, run_once
 from tito.adapters.repo import TicketRepo
-from tito.domain.tickets import ISSUED, MACHINE, PENDING, PROMOTIONAL
+from slotsys.domain import promo
+from tito.domain.tickets import ISSUED, MACHINE, NONRESTRICTED_PROMO, PENDING, PROMOTIONAL
 from tito.services import tickets as T
 from tito.settings import get_tito_settings
+
+
+class CreditLimitExceeded(Conflict):
+    """The ticket would take the machine above its credit limit: it returns the ticket (SAS
+    redemption status 0x84 "transfer amount exceeded the gaming machine credit limit")."""
+
+    code = "credit-limit-exceeded"
+    title = "Ticket amount exceeds the machine's credit limit"
+
+
+def check_credit_limit(uow, m, amount: int) -> None:
+    """Refuse (409 :class:`CreditLimitExceeded`, field ``amount``, ``reject_reason``
+    ``credit_limit_exceeded``, ``sas_status`` 0x84) a ticket of ``amount`` won that would take the
+    machine's credits (cashable + restricted + non-restricted) above its credit limit: the
+    machine's ``credit_limit`` or ``SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON``. Changes nothing."""
+    limit = credit_limit(m)
+    credits = uow.machines.credits(m.asset_number)
+    if promo.exceeds_credit_limit(credits, amount, limit):
+        raise CreditLimitExceeded(
+            f"₩{amount:,} on top of the credits ₩{credits.total:,} would exceed the machine's credit limit "
+            f"₩{limit:,}: the ticket is returned", field="amount", reject_reason="credit_limit_exceeded",
+            sas_status=promo.SAS_CREDIT_LIMIT_EXCEEDED, amount=amount, credits=credits.total, credit_limit=limit)
+
+
+def credit_limit(m) -> int:
+    """The machine's credit limit in won (its own, else the floor default; 0 = none)."""
+    return m.credit_limit if m.credit_limit is not None else get_tito_settings().machine_credit_limit_won
 
 
 class HoldNotFound(Conflict):
@@ -51,6 +81,9 @@ def _active(m) -> None:
         raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
 
 
+_METER_NAMES = {PROMOTIONAL: "promotional", NONRESTRICTED_PROMO: "nonrestricted"}
+
+
 def _txn(value: object) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= 32 or not value.isalnum():
         raise ValidationFailed("transaction_id is the 1-32 character id returned by authorise", field="transaction_id")
@@ -64,10 +97,12 @@ class MachineTicketIn:
     def _credit(self, uow, asset: str, ticket_type: str) -> str:
         if ticket_type == PROMOTIONAL:
             return T.ensure_promo_meter(uow, asset)
+        if ticket_type == NONRESTRICTED_PROMO:
+            return T.ensure_nonrestricted_meter(uow, asset)
         return L.machine_credits(asset)
 
     def _balances(self, uow, asset: str) -> dict:
-        return {"credits": uow.ledger.balance(L.machine_credits(asset)), "promo_credits": T.promo_credits(uow, asset)}
+        return T.credit_view(uow.machines.credits(asset))
 
     def _redeem(self, uow, m, t, event: str, **detail) -> dict:
         asset = m.asset_number
@@ -81,8 +116,9 @@ class MachineTicketIn:
                   idem_key: str | None) -> tuple[int, dict, bool]:
         """Hold a ticket for this machine (needs Idempotency-Key). Response: ``{"machine",
         "validation_number", "transaction_id", "type", "amount" (won), "credit_meter"
-        ("cashable" | "promotional"), "hold_until", "hold_seconds"}``. Refusals as in
-        :mod:`tito.services.tickets` (expired and handpay receipts are refused here)."""
+        ("cashable" | "promotional" (restricted) | "nonrestricted"), "hold_until", "hold_seconds"}``.
+        Refusals as in :mod:`tito.services.tickets` (expired and handpay receipts are refused here),
+        and 409 ``credit-limit-exceeded`` (field ``amount``) above the machine's credit limit."""
         require_machine(principal, asset)
         hold = get_tito_settings().hold
 
@@ -91,6 +127,7 @@ class MachineTicketIn:
                 m = uow.machines.get(asset, for_update=True)
                 _active(m)
                 t = T.lock_for_presentation(uow, self.ctx, vn, channel=MACHINE, location=asset, terminal=principal.id)
+                check_credit_limit(uow, m, t.amount)
                 now = self.ctx.clock.now()
                 txn = secrets.token_hex(8)
                 repo = TicketRepo(uow.session)
@@ -100,7 +137,7 @@ class MachineTicketIn:
                 repo.log("authorised", actor=asset, at=now, ticket_id=t.id, channel=MACHINE, location=asset,
                          transaction_id=txn, amount=t.amount)
                 return {"machine": asset, "validation_number": vn, "transaction_id": txn, "type": t.type,
-                        "amount": t.amount, "credit_meter": "promotional" if t.type == PROMOTIONAL else "cashable",
+                        "amount": t.amount, "credit_meter": _METER_NAMES.get(t.type, "cashable"),
                         "hold_until": (now + hold).isoformat(), "hold_seconds": hold.total_seconds()}
 
             return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/authorize/{asset}", vn), fn)
@@ -138,6 +175,7 @@ class MachineTicketIn:
             if t.pending_until <= now:
                 raise HoldExpired(f"the hold ended at {t.pending_until.isoformat()}: return the ticket to the player",
                                   field="transaction_id", hold_until=t.pending_until.isoformat())
+            check_credit_limit(uow, m, t.amount)  # credits may have come in since the authorisation
             return self._redeem(uow, m, t, "committed", transaction_id=txn)
 
         r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/commit/{asset}", [vn, txn]), fn)
@@ -187,6 +225,7 @@ class MachineTicketIn:
                 m = uow.machines.get(asset, for_update=True)
                 _active(m)
                 t = T.lock_for_presentation(uow, self.ctx, vn, channel=MACHINE, location=asset, terminal=principal.id)
+                check_credit_limit(uow, m, t.amount)
                 return self._redeem(uow, m, t, "redeemed")
 
             return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn,

@@ -246,10 +246,11 @@ def _next_number(repo: TicketRepo, ctx: ServiceContext, machine: Machine | None)
     raise Conflict("could not draw a unique validation number")  # pragma: no cover - 10 clashes in ~2**56
 
 
-def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, debit_account: str,
-                 machine: Machine | None = None, station: str | None = None, actor: str,
-                 expiry_days: int | None = None) -> Ticket:
-    """Issue one ticket of ``ticket_type`` for ``amount`` won, moving it from ``debit_account``.
+def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, debit_account: str | None = None,
+                 debit_accounts: list[tuple[str, int]] | None = None, machine: Machine | None = None,
+                 station: str | None = None, actor: str, expiry_days: int | None = None) -> Ticket:
+    """Issue one ticket of ``ticket_type`` for ``amount`` won, moving it from ``debit_account``
+    (or from several: ``debit_accounts`` [(account, won)], summing to ``amount``).
 
     Issued by ``machine`` (its validation scheme and ticket sequence; location zone/asset) or
     by ``station`` (system validation; sequence from the station's counter). Ledger:
@@ -267,7 +268,11 @@ def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, deb
         issuer = location = station or "STATION"
         sequence = repo.next_value(f"station:{issuer}")
     e = L.EntryBuilder("tito.issue", f"{ticket_type} ticket {issuer}")
-    e.add(debit=debit_account, credit=L.TICKETS_OUTSTANDING, amount=amount)
+    sources = debit_accounts if debit_accounts is not None else [(debit_account, amount)]
+    if sum(won for _, won in sources) != amount:
+        raise ValueError("the debited accounts must sum to the ticket amount")  # pragma: no cover - caller bug
+    for account, won in sources:
+        e.add(debit=account, credit=L.TICKETS_OUTSTANDING, amount=won)
     entry_id = uow.ledger.post(e.build({"issued_by": issuer, "validation_number": vn, "type": ticket_type}))
     days = expiry_days or ctx.settings.ticket_expiry_days
     t = repo.add(Ticket(
@@ -281,15 +286,25 @@ def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, deb
 
 
 def promo_credits(uow, asset: str) -> int:
-    """Promotional credits (won) on a machine's promo meter (0 if the meter was never used)."""
-    try:
-        return uow.ledger.balance(machine_promo(asset))
-    except NotFound:
-        return 0
+    """Promotional credits (won) on a machine: restricted + non-restricted (0 if never used)."""
+    return uow.machines.credits(asset).promotional
+
+
+def credit_view(credits) -> dict:
+    """A machine's credit meters as responses show them: ``credits`` (cashable),
+    ``restricted_credits``, ``nonrestricted_credits`` and ``promo_credits`` (their sum), won."""
+    return {"credits": credits.cashable, "promo_credits": credits.promotional,
+            "restricted_credits": credits.restricted, "nonrestricted_credits": credits.nonrestricted}
 
 
 def ensure_promo_meter(uow, asset: str) -> str:
+    """The machine's restricted promotional meter (``machine:<asset>:promo``), created if needed."""
     return _ensure(uow, machine_promo(asset), L.AccountType.LIABILITY, non_negative=True)
+
+
+def ensure_nonrestricted_meter(uow, asset: str) -> str:
+    """The machine's non-restricted promotional meter (``machine:<asset>:nonrestricted``)."""
+    return _ensure(uow, L.machine_nonrestricted(asset), L.AccountType.LIABILITY, non_negative=True)
 
 
 def _ensure(uow, code: str, type_: L.AccountType, non_negative: bool = False) -> str:
@@ -300,46 +315,58 @@ def _ensure(uow, code: str, type_: L.AccountType, non_negative: bool = False) ->
 def cash_out_machine(uow, ctx: ServiceContext, m: Machine) -> dict:
     """Cash out everything on a machine (caller holds its row lock): one ticket per credit type.
 
-    Cashable credits → a ``cashable`` ticket, promotional credits → a ``promotional``
-    ticket (SAS §15: one credit type per ticket). Raises ``InsufficientFunds`` (409) when
-    both meters are 0, :class:`HandpayRequired` (409) when the cashable amount exceeds
+    Cashable and non-restricted promotional credits → one ``cashable`` ticket (non-restricted
+    promotional credits are the player's to cash, SAS §15); restricted promotional credits → a
+    ``promotional`` (restricted) ticket, never cash (SAS §15: one credit type per ticket). Ledger:
+    ``Dr machine:<a>:credits, Dr machine:<a>:nonrestricted / Cr tito:outstanding`` and
+    ``Dr machine:<a>:promo / Cr tito:outstanding``. Raises ``InsufficientFunds`` (409) when every
+    meter is 0, :class:`HandpayRequired` (409) when the cashable ticket would exceed
     ``SLOTSYS_TITO_TICKET_LIMIT_WON`` (an attendant pays it: ``POST …/handpay``). Meters:
     tickets_out / tickets_out_count per ticket. Returns ``{"machine", "ticket" (the first),
-    "tickets", "credits", "promo_credits"}``.
+    "tickets", "credits", "promo_credits", "restricted_credits", "nonrestricted_credits"}``.
     """
     asset = m.asset_number
-    cashable = uow.ledger.balance(L.machine_credits(asset))
-    promo = promo_credits(uow, asset)
-    if cashable <= 0 and promo <= 0:
+    meters = uow.machines.credits(asset)
+    cashable = meters.cashable + meters.nonrestricted
+    if meters.total <= 0:
         raise InsufficientFunds("there are no credits to cash out")
     limit = get_tito_settings().ticket_limit_won
     if limit and cashable > limit:
         raise HandpayRequired(f"₩{cashable:,} is above the ticket limit ₩{limit:,}: an attendant pays it as a handpay",
                               amount=cashable, ticket_limit=limit)
     issued = []
-    for ticket_type, amount, account in ((CASHABLE, cashable, L.machine_credits(asset)),
-                                         (PROMOTIONAL, promo, machine_promo(asset))):
-        if amount > 0:
-            issued.append(issue_ticket(uow, ctx, ticket_type=ticket_type, amount=amount, debit_account=account,
-                                       machine=m, actor=f"machine:{asset}"))
+    if cashable > 0:
+        issued.append(issue_ticket(uow, ctx, ticket_type=CASHABLE, amount=cashable,
+                                   debit_accounts=_cashable_sources(asset, meters), machine=m, actor=f"machine:{asset}"))
+    if meters.restricted > 0:
+        issued.append(issue_ticket(uow, ctx, ticket_type=PROMOTIONAL, amount=meters.restricted,
+                                   debit_account=machine_promo(asset), machine=m, actor=f"machine:{asset}"))
     uow.machines.add_meters(m.id, tickets_out=sum(t.amount for t in issued), tickets_out_count=len(issued))
     views = [ticket_view(t) for t in issued]
-    return {"machine": asset, "ticket": views[0], "tickets": views, "credits": uow.ledger.balance(L.machine_credits(asset)),
-            "promo_credits": promo_credits(uow, asset)}
+    return {"machine": asset, "ticket": views[0], "tickets": views, **credit_view(uow.machines.credits(asset))}
+
+
+def _cashable_sources(asset: str, meters) -> list[tuple[str, int]]:
+    """The meters a cashable ticket or handpay is paid from: cashable, then non-restricted promo."""
+    return [(code, won) for code, won in ((L.machine_credits(asset), meters.cashable),
+                                          (L.machine_nonrestricted(asset), meters.nonrestricted)) if won > 0]
 
 
 def issue_handpay_receipt(uow, ctx: ServiceContext, m: Machine, attendant: str) -> dict:
-    """An attendant's handpay of a machine's cashable credits, with a handpay receipt ticket.
+    """An attendant's handpay of a machine's cashable (and non-restricted promotional) credits,
+    with a handpay receipt ticket.
 
-    Ledger: ``Dr machine:<asset>:credits / Cr tito:outstanding``; the receipt is paid at the
-    cage or a kiosk (not a machine voucher). Meters: handpay_out / handpay_out_count.
+    Ledger: ``Dr machine:<asset>:credits (+ Dr machine:<asset>:nonrestricted) / Cr tito:outstanding``;
+    the receipt is paid at the cage or a kiosk (not a machine voucher). Restricted promotional
+    credits stay on the machine. Meters: handpay_out / handpay_out_count.
     Raises ``InsufficientFunds`` (409) when there are no cashable credits.
     """
     asset = m.asset_number
-    amount = uow.ledger.balance(L.machine_credits(asset))
+    meters = uow.machines.credits(asset)
+    amount = meters.cashable + meters.nonrestricted
     if amount <= 0:
         raise InsufficientFunds("there are no cashable credits to pay by hand")
-    t = issue_ticket(uow, ctx, ticket_type=HANDPAY_RECEIPT, amount=amount, debit_account=L.machine_credits(asset),
+    t = issue_ticket(uow, ctx, ticket_type=HANDPAY_RECEIPT, amount=amount, debit_accounts=_cashable_sources(asset, meters),
                      machine=m, actor=f"staff:{attendant}")
     uow.machines.add_meters(m.id, handpay_out=amount, handpay_out_count=1)
     return {"machine": asset, "ticket": ticket_view(t), "credits": uow.ledger.balance(L.machine_credits(asset)),
