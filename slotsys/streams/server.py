@@ -45,6 +45,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
         return _problem(*gate.too_many(exc, path))
     try:
         resp = web.StreamResponse(status=200, headers=dict(gate.SSE_HEADERS))
+        resp.force_close()  # the stream's end closes the connection (EventSource reconnects with a new request)
         await resp.prepare(request)
         async for frame in client.frames():
             await asyncio.wait_for(resp.write(frame), WRITE_TIMEOUT_S)
