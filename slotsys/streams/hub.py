@@ -107,6 +107,9 @@ class Client:
             if left <= 0:
                 return
             try:
+                if not self.q.empty():  # a burst: drain without a timer per frame
+                    yield self.q.get_nowait()
+                    continue
                 yield await asyncio.wait_for(self.q.get(), timeout=min(hub.limits.heartbeat_s, left))
             except asyncio.TimeoutError:
                 if time.monotonic() - started < self.max_seconds:
@@ -198,6 +201,7 @@ async def redis_feed(hub: Hub, url: str, channel: str) -> None:
                 if msg is not None and msg.get("type") == "message":
                     data = msg["data"]
                     hub.publish(data.decode() if isinstance(data, bytes) else data)
+                    await asyncio.sleep(0)  # let the clients' writers run between the messages of a burst
         except asyncio.CancelledError:
             raise
         except Exception:
