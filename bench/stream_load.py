@@ -8,6 +8,7 @@ Load in each phase: ``--spinners`` threads, each spinning its own MASS machine b
 keep-alive) for ``--seconds``, and one thread probing ``/healthz`` every 50 ms. The streams are held by one
 asyncio loop in this process (raw sockets; the soft open-files limit is raised towards the hard one).
 
+A last phase with 0 streams again shows how much the machine's other load moved meanwhile.
 Printed: per phase, spins done, spins/s, spin p50/p99, /healthz p50/p99/max, streams open and events they
 received during the phase, and the stream server's resident memory.
 
@@ -53,7 +54,21 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def phase(base: str, keys: dict, assets: list[str], seconds: float) -> dict:
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` so far (``/proc/<pid>/stat``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(f[11]) + int(f[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def phase(base: str, keys: dict, assets: list[str], seconds: float, watch: dict | None = None) -> dict:
+    before = {k: cpu_s(v) for k, v in (watch or {}).items()}
     stop = time.monotonic() + seconds
     spins: list[float] = []
     health: list[float] = []
@@ -90,7 +105,8 @@ def phase(base: str, keys: dict, assets: list[str], seconds: float) -> dict:
         t.start()
     for t in ts:
         t.join()
-    return {"spins": len(spins), "rate": len(spins) / seconds, "p50": pct(spins, 50), "p99": pct(spins, 99),
+    cpu = {k: (cpu_s(v) - before[k]) / seconds for k, v in (watch or {}).items()}
+    return {"cpu": cpu, "spins": len(spins), "rate": len(spins) / seconds, "p50": pct(spins, 50), "p99": pct(spins, 99),
             "h50": pct(health, 50), "h99": pct(health, 99), "hmax": max(health) * 1000 if health else float("nan"),
             "errors": len(errors), "error_kinds": sorted(set(errors))}
 
@@ -139,8 +155,9 @@ def main() -> None:
         reqs = [("/api/v1/jackpots/stream", {"Authorization": f"Bearer {keys[all_assets[i % len(all_assets)]]}"})
                 for i in range(args.streams)]
         rows = []
+        watch = {"gunicorn": web.worker_pids(), "streams": [streams.pid], "bench": [os.getpid()]}
         phase(web.base, keys, assets, 2.0)  # warm-up (connections, caches), not reported
-        rows.append(("0 streams", 0, phase(web.base, keys, assets, args.seconds), 0, rss_mb(streams.pid)))
+        rows.append(("0 streams", 0, phase(web.base, keys, assets, args.seconds, watch), 0, rss_mb(streams.pid)))
 
         crowd = Crowd()
         t = time.monotonic()
@@ -148,7 +165,7 @@ def main() -> None:
         opened = sum(c.status == 200 for c in conns)
         print(f"{opened}/{len(conns)} streams opened on the stream server in {time.monotonic() - t:.1f} s")
         ev0 = sum(c.events for c in conns)
-        res = phase(web.base, keys, assets, args.seconds)
+        res = phase(web.base, keys, assets, args.seconds, watch)
         rows.append((f"{args.streams} on slotsys streams", sum(not c.ended for c in conns), res,
                      sum(c.events for c in conns) - ev0, rss_mb(streams.pid)))
         crowd.close()
@@ -160,13 +177,19 @@ def main() -> None:
             opened = sum(c.status == 200 for c in conns)
             print(f"{opened}/{len(conns)} streams opened straight at gunicorn in {time.monotonic() - t:.1f} s")
             ev0 = sum(c.events for c in conns)
-            res = phase(web.base, keys, assets, args.seconds)
+            res = phase(web.base, keys, assets, args.seconds, watch)
             rows.append((f"{args.streams} at gunicorn (hand-off)", sum(not c.ended for c in conns), res,
                          sum(c.events for c in conns) - ev0, float("nan")))
             crowd.close()
         crowd = None
+        time.sleep(1)
+        rows.append(("0 streams (again, after closing)", 0, phase(web.base, keys, assets, args.seconds, watch), 0,
+                     rss_mb(streams.pid)))
+        with open("/proc/loadavg") as f:
+            load = f.read().split()[:3]
 
-        print(f"\ngunicorn {args.workers} workers x {args.threads} threads, {args.spinners} spinning machines "
+        print(f"\nload average of the machine at the end: {' '.join(load)} (other work shares these cores)")
+        print(f"gunicorn {args.workers} workers x {args.threads} threads, {args.spinners} spinning machines "
               f"(closed loop), {args.seconds:.0f} s per phase, PostgreSQL + Redis on loopback")
         print(f"{'phase':34} {'open':>5} {'spins':>6} {'spins/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
               f"{'healthz p50':>11} {'p99':>6} {'max':>6} {'errors':>6} {'events':>7} {'srv MB':>6}")
@@ -174,6 +197,8 @@ def main() -> None:
             print(f"{name:34} {open_:>5} {r['spins']:>6} {r['rate']:>8.1f} {r['p50']:>7.1f} {r['p99']:>7.1f} "
                   f"{r['h50']:>11.1f} {r['h99']:>6.1f} {r['hmax']:>6.1f} {r['errors']:>6} {events:>7} {mem:>6.1f}"
                   + (f"  {r['error_kinds']}" if r["errors"] else ""))
+        print("\nCPU (cores busy on average during the phase): "
+              + "; ".join(f"{name}: " + ", ".join(f"{k} {v:.2f}" for k, v in r["cpu"].items()) for name, _, r, _, _ in rows))
     finally:
         if crowd is not None:
             crowd.close()
