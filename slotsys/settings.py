@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     # behind. STREAM_HANDOFF: the gunicorn worker hands stream requests to its event loop (no thread held); off,
     # the Flask route serves them on a thread, at most STREAM_WSGI_MAX at once per process (503 beyond).
     stream_port: int = Field(default=8001, ge=1, le=65_535)
-    stream_per_principal: int = Field(default=4, ge=1, le=100_000)
+    stream_per_principal: int = Field(default=20, ge=1, le=100_000)
     stream_max_total: int = Field(default=5000, ge=1, le=1_000_000)
     stream_heartbeat_s: float = Field(default=2.0, gt=0, le=60)
     stream_max_lifetime_s: float = Field(default=900.0, gt=0, le=86_400)

@@ -37,7 +37,7 @@ log = structlog.get_logger("slotsys.streams")
 
 @dataclass(frozen=True)
 class Limits:
-    per_principal: int = 4
+    per_principal: int = 20
     max_total: int = 5000
     heartbeat_s: float = 2.0
     max_lifetime_s: float = 900.0

@@ -284,7 +284,8 @@ def test_make_run_shape_more_streams_than_threads_leave_spins_answered(tmp_path)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SLOTSYS_") and k not in ("REDIS_URL", "DATABASE_URL", "PROMETHEUS_MULTIPROC_DIR")}
     env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'floor.db'}", SLOTSYS_PORT=str(port),
-               SLOTSYS_CREDENTIALS_FILE=str(tmp_path / "creds.json"), SLOTSYS_LOG_LEVEL="WARNING")
+               SLOTSYS_CREDENTIALS_FILE=str(tmp_path / "creds.json"), SLOTSYS_LOG_LEVEL="WARNING",
+               SLOTSYS_STREAM_PER_PRINCIPAL="4")
     run = Proc([BIN / "slotsys", "run", "--threads", "2"], env, tmp_path / "run.log").start()
     base = f"http://127.0.0.1:{port}"
     crowd = Crowd()
@@ -297,7 +298,7 @@ def test_make_run_shape_more_streams_than_threads_leave_spins_answered(tmp_path)
                [(stream_url(base, token), {}) for _ in range(4)]
         conns = crowd.open(port, reqs)
         assert [c.status for c in conns] == [200] * len(conns), [(c.status, c.text()[:200]) for c in conns]
-        [over] = crowd.open(port, [(JACKPOTS, bearer(keys["V001"]))])  # the per-principal cap (default 4)
+        [over] = crowd.open(port, [(JACKPOTS, bearer(keys["V001"]))])  # the per-principal cap (4 here)
         assert over.status == 429 and "retry-after" in over.head.lower()
         for a in ("M001", "M002", "M003", "M004"):
             r = call(base, "POST", f"/api/v1/machines/{a}/bill-in", keys[a], {"amount": 50_000})
