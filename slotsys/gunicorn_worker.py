@@ -28,11 +28,11 @@ from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
 from slotsys import admission
+from slotsys.streams.gate import STREAM_PATHS as _STREAM_PATHS
 
 log = structlog.get_logger("slotsys.admission")
 
 
-_STREAM_PATHS = frozenset({"/api/v1/jackpots/stream", "/api/v1/screens/jackpot-stream"})  # = streams.gate
 _DRAINABLE_BODY = 64 * 1024  # bytes a refusal still drains to keep the connection (the API's own body limit)
 _DRAIN_S = 0.5  # bound on discarding a body that has already arrived (it takes microseconds)
 
