@@ -152,6 +152,17 @@ def purge_idempotency_cmd(dry_run: bool) -> None:
 
 
 @main.command()
+@click.option("--host", default=None, help="default: SLOTSYS_HOST")
+@click.option("--port", type=int, default=None, help="default: SLOTSYS_STREAM_PORT (8001)")
+def streams(host, port) -> None:
+    """Serve the jackpot streams on an event loop (behind nginx; needs REDIS_URL): docs/streams.md."""
+    from slotsys.streams.server import run as serve_streams
+
+    settings = get_settings()
+    serve_streams(host or settings.host, port or settings.stream_port)
+
+
+@main.command()
 @click.option("--url", default=None, help="base URL (default: the demo credentials file's)")
 @click.option("--machines", "n_machines", default=20, show_default=True)
 @click.option("--spins", default=200, show_default=True, help="spins per machine")

@@ -33,6 +33,7 @@ from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
 from slotsys import admission
+from slotsys.streams.gate import STREAM_PATHS as _STREAM_PATHS
 
 log = structlog.get_logger("slotsys.admission")
 
@@ -54,6 +55,9 @@ class AdmissionWorker(ThreadWorker):
         self._shed_lock = threading.Lock()
         self._shed_since_log = 0
         self._shed_logged_at = time.monotonic()
+        self._stream_handoff = s.stream_handoff
+        self._stream_loop = None
+        self._stream_lock = threading.Lock()
         super().init_process()
 
     def enqueue_req(self, conn):
@@ -78,7 +82,29 @@ class AdmissionWorker(ThreadWorker):
                 admission.request_queued(wait)  # what the app reports (Server-Timing, queue_ms, metrics)
         if self.admission.shed(req.path, wait):
             return self._refuse(req, conn, wait)
+        if self._stream_handoff and req.method == "GET" and req.path in _STREAM_PATHS:
+            return self._hand_off(req, conn)
         return super().handle_request(req, conn)
+
+    # ------------------------------------------------------------------ streams
+    def _hand_off(self, req, conn) -> bool:
+        """Give the stream's socket to the event loop (slotsys/streams/handoff.py) and free this thread.
+        gunicorn then closes a placeholder: its graceful close would half-close (FIN) the shared connection."""
+        if self._stream_loop is None:
+            with self._stream_lock:
+                if self._stream_loop is None:
+                    from jackpot_controller.services.controller import CHANNEL
+                    from slotsys.streams.handoff import StreamLoop
+                    from slotsys.streams.hub import Limits
+
+                    services = self.wsgi.extensions["slotsys"]
+                    self._stream_loop = StreamLoop(services, Limits.from_settings(services.settings), CHANNEL)
+        sock = socket.socket(fileno=conn.sock.detach())
+        placeholder = socket.socket()
+        placeholder.close()
+        conn.sock = placeholder
+        self._stream_loop.adopt(sock, req.path, req.query, _header(req, "AUTHORIZATION"))
+        return False
 
     # ------------------------------------------------------------------ the refusal
     def _refuse(self, req, conn, wait: float) -> bool:

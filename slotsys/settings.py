@@ -74,6 +74,21 @@ class Settings(BaseSettings):
     loyalty_promo_earns_points: bool = False
     # Celery runs tasks in-process (eager) unless a broker is configured.
     celery_eager: bool | None = None
+    # Long-lived jackpot streams (docs/streams.md): `slotsys streams` listens on STREAM_PORT; every stream server and
+    # gunicorn worker admits at most STREAM_PER_PRINCIPAL open streams per machine or staff user (429 beyond) and
+    # STREAM_MAX_TOTAL in all (503 beyond), sends a meters snapshot after STREAM_HEARTBEAT_S of silence, ends a
+    # stream after STREAM_MAX_LIFETIME_S (EventSource reconnects), disconnects a client STREAM_BUFFER frames
+    # behind. STREAM_HANDOFF: the gunicorn worker hands stream requests to its event loop (no thread held); off,
+    # the Flask route serves them on a thread, at most STREAM_WSGI_MAX at once per process (503 beyond).
+    stream_port: int = Field(default=8001, ge=1, le=65_535)
+    stream_per_principal: int = Field(default=20, ge=1, le=100_000)
+    stream_max_total: int = Field(default=5000, ge=1, le=1_000_000)
+    stream_heartbeat_s: float = Field(default=2.0, gt=0, le=60)
+    stream_max_lifetime_s: float = Field(default=900.0, gt=0, le=86_400)
+    stream_buffer: int = Field(default=64, ge=1, le=100_000)
+    stream_retry_after_s: int = Field(default=5, ge=1, le=3_600)
+    stream_handoff: bool = True
+    stream_wsgi_max: int = Field(default=2, ge=0, le=1_000)
     casino_name: str = "Grand Seoul Casino"
     casino_site: str = "Seoul, Gangnam"
     ticket_expiry_days: int = 30

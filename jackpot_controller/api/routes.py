@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import Response, request, stream_with_context
+from flask import request
 from pydantic import Field
 
-from jackpot_controller.adapters.stream import subscribe
-from jackpot_controller.services.controller import CHANNEL
 from slotsys.api.common import AUTH_DOC, StrictModel, idem_key, principal, reply, services
+from slotsys.api.streaming import sse_response
 from slotsys.services.staff import require_role
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
@@ -184,12 +183,9 @@ def move_machine(asset: str, body: ZoneIn):
 
 
 @bp.get("/stream")
-@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller)", **AUTH_DOC)
+@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller); served by the stream "
+                "server or the worker's event loop (docs/streams.md)", **AUTH_DOC)
 def stream():
     principal()
-    svc = services()
-    sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
     max_s = request.args.get("max_seconds")
-    gen = svc.jackpots.stream(sub, max_seconds=float(max_s) if max_s and max_s.replace(".", "", 1).isdigit() else None)
-    return Response(stream_with_context(gen), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return sse_response(services(), float(max_s) if max_s and max_s.replace(".", "", 1).isdigit() else None)

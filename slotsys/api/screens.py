@@ -5,11 +5,10 @@ Thin: each route names the caller, checks the role and calls one service."""
 from __future__ import annotations
 
 from apiflask import APIBlueprint
-from flask import Response, current_app, g, request, stream_with_context
+from flask import Response, current_app, g, request
 
-from jackpot_controller.adapters.stream import subscribe
-from jackpot_controller.services.controller import CHANNEL
 from slotsys.api.common import AUTH_DOC, principal, services
+from slotsys.api.streaming import sse_response
 from slotsys.services.floor_view import FloorViewService
 from slotsys.services.screens import ScreensService
 from slotsys.services.staff import require_role
@@ -56,10 +55,7 @@ def stream_token():
                 "POST /api/v1/screens/stream-token (same events as /api/v1/jackpots/stream)")
 def jackpot_stream():
     g.principal = _svc()[1].check_stream_token(request.args.get("token"))
-    svc = services()
-    sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
-    return Response(stream_with_context(svc.jackpots.stream(sub)), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return sse_response(services())
 
 
 @bp.get("/screens/tickets/<number>/check")

@@ -1,0 +1,111 @@
+"""The stream hub's rules (slotsys/streams/hub.py) on a real asyncio loop: caps, the snapshot first,
+heartbeat snapshots from one shared read, fan-out of one frame, the lifetime, the slow-reader drop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+
+from slotsys.streams.hub import Hub, Limits, TooManyStreams
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+class Snapshots:
+    def __init__(self) -> None:
+        self.reads = 0
+        self.lock = threading.Lock()
+
+    def __call__(self) -> dict:
+        with self.lock:
+            self.reads += 1
+        time.sleep(0.02)
+        return {"event": "meters", "levels": [], "n": self.reads}
+
+
+def test_caps_per_principal_and_global():
+    async def main():
+        hub = Hub(Limits(per_principal=2, max_total=3), Snapshots())
+        a1, a2 = hub.open("machine:A"), hub.open("machine:A")
+        with pytest.raises(TooManyStreams) as e:
+            hub.open("machine:A")
+        assert e.value.scope == "principal" and e.value.limit == 2
+        hub.open("staff:x")
+        with pytest.raises(TooManyStreams) as e:
+            hub.open("staff:y")
+        assert e.value.scope == "global"
+        hub.close(a1)
+        hub.close(a1)  # twice is harmless
+        assert hub.by_key["machine:A"] == 1
+        hub.open("machine:A")
+        hub.close(a2)
+
+    run(main())
+
+
+def test_snapshot_first_messages_in_order_heartbeats_and_the_lifetime():
+    async def main():
+        snaps = Snapshots()
+        hub = Hub(Limits(heartbeat_s=0.2), snaps)
+        clients = [hub.open(f"m:{i}", max_seconds=0.9) for i in range(50)]
+        got: list[list[bytes]] = [[] for _ in clients]
+
+        async def read(i, c):
+            async for f in c.frames():
+                got[i].append(f)
+
+        t = time.monotonic()
+        tasks = [asyncio.create_task(read(i, c)) for i, c in enumerate(clients)]
+        await asyncio.sleep(0.05)
+        hub.publish(json.dumps({"event": "hit", "amount": 31000}))
+        await asyncio.gather(*tasks)
+        lasted = time.monotonic() - t
+        assert 0.85 < lasted < 1.5
+        for frames in got:
+            assert frames[0].startswith(b"event: meters\ndata: {")
+            assert frames[1] == b'event: hit\ndata: {"event": "hit", "amount": 31000}\n\n'
+            assert sum(f.startswith(b"event: meters") for f in frames) >= 3  # heartbeats
+        # 50 clients, ~5 heartbeats each: the database was read a handful of times, not 250
+        assert snaps.reads <= 8, snaps.reads
+
+    run(main())
+
+
+def test_a_client_that_stops_reading_is_dropped_not_buffered():
+    async def main():
+        hub = Hub(Limits(buffer=4, heartbeat_s=5), Snapshots())
+        stuck = hub.open("m:stuck")
+
+        async def hold():
+            await asyncio.sleep(30)
+
+        task = asyncio.create_task(hold())
+        stuck.task = task
+        ok = hub.open("m:ok")
+        frames = []
+
+        async def read():
+            async for f in ok.frames():
+                frames.append(f)
+                if len(frames) == 11:
+                    return
+
+        reader = asyncio.create_task(read())
+        ok.task = reader  # as in the servers: the task that writes the client's frames
+        await asyncio.sleep(0.05)
+        for i in range(10):
+            hub.publish(json.dumps({"event": "meters", "i": i}))
+            await asyncio.sleep(0)
+        await asyncio.wait_for(reader, 2)
+        await asyncio.sleep(0)
+        assert stuck.dropped and task.cancelled() and hub.dropped == 1
+        assert stuck.q.qsize() <= 4
+        assert not ok.dropped and len(frames) == 11
+
+    run(main())
