@@ -272,3 +272,32 @@ def test_normalize_accepts_keyed_forms_and_checks():
         normalize(format_for_reading(number[:-1] + str((int(number[-1]) + 1) % 10)))
     with pytest.raises(MalformedValidationNumber):
         normalize("00-6429-1881-8544-610")
+
+
+# ------------------------------------------------ machine secrets (IDs) and the sequence check
+def test_machine_secrets_come_from_the_random_source_and_skip_taken_ids():
+    from tito.domain.validation import SAS_MAX_ID, draw_machine_secret
+
+    draws = iter([0x100000, 0x654320, 42])  # randbelow(2**24 - 1) → ID - 1; then the sequence start
+    taken = {0x100001}
+    vid, seq = draw_machine_secret(lambda n: next(draws), lambda v: v in taken)
+    assert (vid, seq) == (0x654321, 42)
+    many = {draw_machine_secret() for _ in range(2_000)}  # the CSPRNG: no repeats, spread over 24 bits
+    assert len({v for v, _ in many}) > 1_990 and all(1 <= v <= SAS_MAX_ID for v, _ in many)
+    assert max(v for v, _ in many) > 0xF00000 and min(v for v, _ in many) < 0x100000
+    assert len({s for _, s in many}) > 1_990
+    with pytest.raises(ValueError):
+        draw_machine_secret(lambda n: 7, lambda v: True)
+
+
+def test_sequence_breaks_finds_gaps_repeats_and_backwards_jumps_per_generation():
+    from tito.domain.validation import sequence_breaks
+
+    ok = [("a", 1, 0xFFFFFE), ("b", 1, 0xFFFFFF), ("c", 1, 0), ("d", 2, 77), ("e", 2, 78)]  # wrap; rotation
+    assert sequence_breaks(ok) == []
+    bad = [("a", 1, 10), ("b", 1, 11), ("c", 1, 14), ("d", 1, 11), ("e", 1, 3), ("f", 1, 4)]
+    assert sequence_breaks(bad) == [
+        {"kind": "gap", "validation_number": "c", "after": "b", "skipped": 2},
+        {"kind": "repeat", "validation_number": "d", "after": "c"},
+        {"kind": "backwards", "validation_number": "e", "after": "d"},
+    ]
