@@ -301,3 +301,27 @@ def test_sequence_breaks_finds_gaps_repeats_and_backwards_jumps_per_generation()
         {"kind": "repeat", "validation_number": "d", "after": "c"},
         {"kind": "backwards", "validation_number": "e", "after": "d"},
     ]
+
+
+def test_one_sas_ticket_reveals_its_machines_id_and_sequence():
+    """The residual risk documented in docs/tickets-security.md: the SAS §15 mix is invertible, so
+    one ticket gives its machine's validation ID and sequence (random IDs do not hide them from a
+    ticket holder; only system validation does)."""
+    import secrets
+
+    from tito.domain.validation import sas_crc16
+
+    inverse = {sas_crc16(x.to_bytes(2, "little")): x for x in range(1 << 16)}
+    assert len(inverse) == 1 << 16  # the CRC-16 of two bytes is a bijection
+
+    def recover(vn: str) -> tuple[int, int]:
+        high, low = (int(str(int(h[0]) & 1) + h[1:]) for h in (vn[2:10], vn[10:]))
+        c = low.to_bytes(3, "little") + high.to_bytes(3, "little")
+        b = b"".join(inverse[int.from_bytes(c[i:i + 2], "little")].to_bytes(2, "little") for i in (0, 2, 4))
+        a = bytes((b[0], b[1], b[2] ^ b[0], b[3] ^ b[1], b[4] ^ b[0], b[5] ^ b[1]))
+        return int.from_bytes(a[3:], "little"), int.from_bytes(a[:3], "little")
+
+    assert recover("006429188185446104") == (0x654321, 1)
+    for _ in range(1_000):
+        vid, seq = 1 + secrets.randbelow(0xFFFFFF), secrets.randbelow(1 << 24)
+        assert recover(sas_secure_enhanced_number(vid, seq)) == (vid, seq)
