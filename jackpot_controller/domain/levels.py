@@ -21,7 +21,11 @@ GLI-12 style, NJ 13:69E-1.39A):
   trigger. ``second_hit_rule`` (linked): what a hit while an earlier claim is still open pays:
   ``next_value`` (the new cycle's value at its turn) or ``same_amount`` (the open claim's amount,
   the house funding any difference). ``max_award``: an award above it is never credited (the
-  machine locks for verification); None: the system maximum.
+  machine locks for verification); None: the system maximum. It must be **≥ the ceiling** (and so
+  ≥ the reset and the start): every award a level can reach by its own rules (at most its ceiling)
+  is then payable, and only a faulty amount (the reference's ₩42,949,672 display) ever locks a
+  machine for verification. A maximum below the ceiling would lock every hit above it (one such
+  level locked all 20 MASS machines within 30 s).
 * ``table`` levels are the meters of table-game progressive side bets (issue 8): floor scope, no
   combination and never fed by slot wagers; the table service adds a share (``rate_ppm``, up to
   100% of the side bet) of each progressive stake and pays the hands its paytable names
@@ -114,6 +118,10 @@ class LevelParams:
             raise LevelConfigError("reserve_rate_ppm", "must be in [0, 100000] ppm, i.e. [0, 10%]")
         if self.max_award is not None and self.max_award <= 0:
             raise LevelConfigError("max_award", "must be greater than zero")
+        if self.max_award is not None and self.max_award < self.ceiling:
+            raise LevelConfigError("max_award", f"the maximum award ₩{self.max_award:,} is below the ceiling "
+                                   f"₩{self.ceiling:,} (and reset ₩{self.reset:,}): every hit above it would lock "
+                                   "its machine for verification")
         if self.scope not in SCOPES:
             raise LevelConfigError("scope", f"must be one of {', '.join(SCOPES)}")
         targets = {"machine": self.machine, "bank": self.bank, "zone": self.zone}

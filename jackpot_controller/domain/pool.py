@@ -18,8 +18,15 @@ qualifies for, decides the hits and computes the whole-won ledger flows. Rules
 * **Reset** after a hit: pending parameters take effect; the new value is ``reset`` (funded from
   the reserve's whole won first, the house seed for the rest) + the carried remainder + the
   overflow's whole won (up to the ceiling, and for a mystery level up to the new trigger); a
-  value still above the ceiling moves its excess (whole won) to overflow. A mystery level draws
-  a new trigger uniformly in [reset, ceiling].
+  value still above its limit — the ceiling, and for a mystery level the new trigger — moves its
+  excess (whole won, rounded up) to overflow. A mystery level draws a new trigger uniformly in
+  [reset, ceiling].
+* **The meter never shows more than the next hit pays.** A mystery hit pays the trigger, so the
+  value is kept ≤ the trigger: the carried excess of a crossing wager (what it contributed past the
+  trigger) is at most the gap between the new trigger and the reset, the rest waits in overflow
+  (the bug this rule fixes: with a new trigger of ₩100,004 and ₩10 carried onto a reset of
+  ₩99,999, the meter read ₩100,009 and the hit paid ₩100,004). A progressive hit pays the value
+  itself. Property-tested over many folds (tests/unit/test_mystery.py): displayed ≤ payable.
 * The value never decreases except by a hit; no contribution is dropped: Σ contributions =
   growth of (value + reserve + overflow) + 1000 × (awards − seeds), per fold and in total.
 
@@ -246,8 +253,8 @@ def _reset(p: Pool, rng: RandomSource, now: Any) -> None:
         p.overflow_milli -= release * MILLI_PER_WON
         p.value_milli += release * MILLI_PER_WON
         p.flows.release += release
-    over = p.value_milli - prm.ceiling * MILLI_PER_WON
-    if over > 0:
+    over = p.value_milli - limit
+    if over > 0:  # carried excess above the limit: never shown, it waits in overflow
         cap = -(-over // MILLI_PER_WON)
         p.value_milli -= cap * MILLI_PER_WON
         p.overflow_milli += cap * MILLI_PER_WON
@@ -339,6 +346,45 @@ def table_round(pool: Pool, stakes: Iterable[int], claims: list[TableClaim], rng
         if resets:
             _reset(pool, rng, now)
     return [p for p in paid if p is not None]
+
+
+def displayed_won(value_milli: int, kind: str, trigger_milli: int) -> int:
+    """The whole won a sign shows for a level: the value, and for a mystery level never more than
+    its trigger (what the next hit pays). With :func:`_reset` keeping value ≤ trigger this is the
+    value itself; the bound only guards rows written before that rule."""
+    won = value_milli // MILLI_PER_WON
+    if kind == "mystery" and trigger_milli > 0:
+        won = min(won, trigger_milli // MILLI_PER_WON)
+    return won
+
+
+def payout_if_hit_now(p: Pool) -> int:
+    """Whole won the level's next hit would pay (before any contribution): the trigger of a mystery
+    level, the value of a progressive (table levels: the value, the 100% line)."""
+    if p.params.kind == "mystery":
+        return p.trigger_milli // MILLI_PER_WON
+    return p.value_milli // MILLI_PER_WON
+
+
+def corrected_trigger(params: LevelParams, old_value_milli: int, new_value_milli: int, trigger_milli: int,
+                      rng: RandomSource) -> int:
+    """The mystery trigger after an authorised correction of the value (milli-won in and out).
+
+    Rule (we chose **redraw**, docs/jackpots.md): a correction that *raises* the value redraws the
+    secret trigger uniformly in [new value + ₩1, ceiling] whole won (the ceiling itself when the
+    value is set to the ceiling: the next qualifying wager then hits, paying the ceiling). A
+    correction that lowers the value keeps the trigger (it is above the old value, so above the
+    new one). So the value stays below the trigger, the hit never pays less than the meter shows,
+    and — because every rise redraws whether or not it passed the old trigger — a correction tells
+    the operator nothing about where the trigger was (refusing corrections above the trigger would
+    let one find it by bisection). Given the value, the redrawn trigger has the same distribution
+    as the original draw conditioned on not having hit yet (uniform above the value). Other kinds:
+    returned unchanged (0)."""
+    if params.kind != "mystery" or new_value_milli <= old_value_milli:
+        return trigger_milli
+    new_won = new_value_milli // MILLI_PER_WON
+    low = min(new_won + 1, params.ceiling)
+    return draw_trigger(low, params.ceiling, rng)
 
 
 def correction_legs(code: str, old_milli: int, new_won: int) -> tuple[int, list[tuple[str, str, int]]]:

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import TYPE_CHECKING
 
@@ -132,6 +133,7 @@ def award(svc: "JackpotService", hit_id: int, token: str) -> str | None:
         settle(uow, svc, hit, level, m, in_spin=False)
         status = hit.status
         uow.commit()
+    svc.ctx.enqueue("jackpot_controller.announce_hit", hit_id)  # announced once settled (paid or being paid)
     log.info("jackpot.award", hit=hit_id, status=status)
     return status
 
@@ -229,6 +231,11 @@ def verify(uow, svc: "JackpotService", hit_id: int, decision: str, reason: str, 
     if decision == "pay":
         hit.status = "handpay"
         _unlock_if_clear(uow, m, -1)
+        if hit.announced:  # announced as held for verification: now it is being paid
+            from jackpot_controller.services.controller import CHANNEL, hit_message
+
+            message = json.dumps(hit_message(uow, hit))
+            uow.after_commit(lambda: svc.publish(CHANNEL, message))
     else:
         entry = L.EntryBuilder("jackpot.void", f"voided jackpot {level.code} hit {hit.id}").add(
             debit=A.payable(level.code), credit=A.overflow(level.code), amount=hit.amount_won, memo="void → overflow")

@@ -40,6 +40,18 @@ def service_for(ctx: ServiceContext) -> "JackpotService":
     return svc
 
 
+def hit_message(uow, hit) -> dict:
+    """The signage message of a settled hit (see :meth:`JackpotService.announce_hit`): the amount
+    only when it is paid or being paid (``awarded``, ``handpay``), null in ``verification``."""
+    level = uow.levels.by_id(hit.level_id)
+    machine = uow.machines.get_by_id(hit.machine_id).asset_number
+    paying = hit.status in ("awarded", "handpay")
+    return {"event": "hit", "hit": hit.id, "level": level.code, "name": level.name, "machine": machine,
+            "zone": hit.zone, "status": hit.status, "pay_method": hit.pay_method,
+            "amount": hit.amount_won if paying else None, "new_value": level_view(level)["value"],
+            "at": hit.created_at.isoformat()}
+
+
 def _sse(event: str, data: str) -> str:
     return f"event: {event}\ndata: {data}\n\n"
 
@@ -148,26 +160,36 @@ class JackpotService:
 
     # ------------------------------------------------------------ signage
     def announce_hit(self, hit_id: int) -> bool:
-        """Publish a hit to the signage channel once; returns False if it was already announced.
+        """Publish a hit to the signage channel once it is paid or being paid; returns False if it
+        was already announced or is not decided yet.
+
+        Rule: the stream and the signs celebrate only what the player gets. A hit is announced
+        after its award is settled (``awards.settle``): ``awarded`` (credited to the machine) or
+        ``handpay`` (the machine is locked and an attendant pays it) carry the amount; a hit held
+        for ``verification`` (above the maximum: it may be voided) is announced with that status
+        and **no amount** (signs show no celebration); a hit still ``hit`` / ``claimed`` is left
+        for the award task, which enqueues this task again after it settles (and the sweep's
+        :meth:`announce_pending`); a ``void`` hit is never announced. When an operator later
+        decides ``pay``, :func:`awards.verify` publishes the ``handpay`` announcement.
 
         Idempotent: the ``announced`` flag is flipped under the row lock in the same
         transaction, so a retried or duplicated task publishes at most once per commit.
-        Message: {event: "hit", hit, level, name, machine, zone, amount (won), new_value (won), at}.
+        Message: {event: "hit", hit, level, name, machine, zone, status, pay_method, amount (won, or
+        null while in verification), new_value (won), at}.
         """
         with self.ctx.uow() as uow:
             hit = uow.levels.hit(hit_id, for_update=True)
-            if hit is None or hit.announced:
+            if hit is None or hit.announced or hit.status in ("hit", "claimed"):
                 return False
             hit.announced = True
-            level = uow.levels.by_id(hit.level_id)
-            machine = uow.machines.get_by_id(hit.machine_id).asset_number
-            message = {"event": "hit", "hit": hit.id, "level": level.code, "name": level.name, "machine": machine,
-                       "zone": hit.zone, "amount": hit.amount_won, "new_value": level_view(level)["value"],
-                       "at": hit.created_at.isoformat()}
-            uow.after_commit(lambda: self.publish(CHANNEL, json.dumps(message)))
+            message = None
+            if hit.status != "void":
+                message = hit_message(uow, hit)
+                uow.after_commit(lambda: self.publish(CHANNEL, json.dumps(message)))
             uow.commit()
-        log.info("jackpot.hit.announced", **{k: v for k, v in message.items() if k != "event"})
-        return True
+        if message is not None:
+            log.info("jackpot.hit.announced", **{k: v for k, v in message.items() if k != "event"})
+        return message is not None
 
     def announce_pending(self) -> int:
         with self.ctx.uow(readonly=True) as uow:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jackpot_controller.adapters.tables import JackpotLevel
 from jackpot_controller.domain import accounts as A
 from jackpot_controller.domain.levels import LevelParams
-from jackpot_controller.domain.pool import Pool, open_cycle
+from jackpot_controller.domain.pool import Pool, displayed_won, open_cycle
 from slotsys.adapters.db import utcnow
 from slotsys.domain import ledger as L
 from slotsys.domain.money import milli_to_won_floor
@@ -101,7 +101,8 @@ def level_view(level: JackpotLevel, *, staff: bool = True) -> dict:
     view = {
         "code": level.code, "name": level.name, "kind": level.kind, "scope": level.scope, "target": target_of(p),
         "zone": level.zone, "reset": level.reset_won, "ceiling": level.ceiling_won, "rate_ppm": level.rate_ppm,
-        "min_bet": level.min_bet_won, "value": milli_to_won_floor(level.value_milli),
+        "min_bet": level.min_bet_won,
+        "value": displayed_won(level.value_milli, level.kind, level.trigger_milli),  # never above the next hit's pay
         "value_milli": level.value_milli, "cycle": level.cycle, "paused": level.paused,
         "status": "paused" if level.paused else "active", "combination": level.combination,
         "hits": level.hits, "total_won": level.total_won, "qualifying_coin_in": level.qualifying_coin_in,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from jackpot_controller.adapters.tables import JackpotLevel, JackpotZoneMove
 from jackpot_controller.domain import accounts as A
 from jackpot_controller.domain.levels import LevelConfigError, LevelParams
-from jackpot_controller.domain.pool import correction_legs
+from jackpot_controller.domain.pool import corrected_trigger, correction_legs
 from jackpot_controller.services.levels import create_level, level_view, params_of, pending_of
 from jackpot_controller.services.sequencer import EPOCH
 from slotsys.adapters.db import Machine, Zone
@@ -34,12 +34,20 @@ def _refuse(e: LevelConfigError) -> ValidationFailed:
     return ValidationFailed(e.message, field=e.field)
 
 
-def check_params(uow, p: LevelParams, code: str) -> LevelParams:
-    """Validate ``p`` (pure rules, then that its zone / bank / machine / overflow level exist)."""
+def check_params(uow, p: LevelParams, code: str, system_max: int | None = None) -> LevelParams:
+    """Validate ``p`` (pure rules, then that its zone / bank / machine / overflow level exist).
+
+    ``system_max`` (``SLOTSYS_JACKPOT_MAX_AWARD_WON``): the ceiling must not exceed it either,
+    since an award above it locks the machine for verification whatever the level's own maximum
+    (422 naming ``ceiling``)."""
     try:
         p.validate()
     except LevelConfigError as e:
         raise _refuse(e) from None
+    if system_max is not None and p.ceiling > system_max:
+        raise ValidationFailed(f"the ceiling ₩{p.ceiling:,} is above the system maximum award ₩{system_max:,} "
+                               "(SLOTSYS_JACKPOT_MAX_AWARD_WON): every hit above it would lock its machine",
+                               field="ceiling")
     s = uow.session
     if p.zone is not None and s.get(Zone, p.zone) is None:
         raise ValidationFailed(f"unknown zone {p.zone!r}", field="zone")
@@ -78,7 +86,7 @@ def create(uow, svc: "JackpotService", body: dict[str, Any], actor: str) -> dict
         if body.get(required) is None:
             raise ValidationFailed(f"{required} is required", field=required)
     p = LevelParams(**_params(body))
-    check_params(uow, p, code)
+    check_params(uow, p, code, svc.settings.max_award_won)
     if uow.levels.get(code) is not None:
         raise Conflict(f"a level {code!r} already exists", field="code")
     level = create_level(uow, code=code, name=name.strip(), params=p, rng=svc.ctx.rng)
@@ -113,7 +121,7 @@ def edit(uow, svc: "JackpotService", code: str, body: dict[str, Any], actor: str
             new = base.with_changes(changes)
         except LevelConfigError as e:
             raise _refuse(e) from None
-        check_params(uow, new, code)
+        check_params(uow, new, code, svc.settings.max_award_won)
         level.pending = new.to_dict()
         level.pending_at = now
     if "name" in body:
@@ -139,7 +147,10 @@ def correct(uow, svc: "JackpotService", code: str, value: object, reason: object
     """Set a level's value to ``value`` whole won (the sub-won part is kept), with a ``reason``.
 
     Refused (422 naming ``value``) below the reset value or above the ceiling: the value is never
-    below its reset (GLI-12). Ledger: ``Dr jackpot:<L>:adjustments / Cr :liability`` for a rise,
+    below its reset (GLI-12). A mystery level's secret trigger is **redrawn** by every correction
+    that raises the value, uniformly in [new value + ₩1, ceiling]
+    (:func:`jackpot_controller.domain.pool.corrected_trigger`): the hit never pays less than the
+    meter shows, and the correction reveals nothing about the old trigger. Ledger: ``Dr jackpot:<L>:adjustments / Cr :liability`` for a rise,
     the reverse for a fall. Logged with the old and new values and the reason (auditor-visible).
     """
     if not isinstance(reason, str) or len(reason.strip()) < 3:
@@ -161,8 +172,12 @@ def correct(uow, svc: "JackpotService", code: str, value: object, reason: object
         uow.ledger.ensure_account(acc, typ, non_negative=nn)
     entry_id = uow.ledger.post(entry.build({"level": code, "by": actor}))
     level.value_milli = new_milli
+    trigger = corrected_trigger(params_of(level), old, new_milli, level.trigger_milli, svc.ctx.rng)
+    redrawn = level.kind == "mystery" and new_milli > old  # every rise redraws: the flag tells nothing
+    level.trigger_milli = trigger
     uow.levels.add_event(kind="correction", level_code=code, actor=actor, reason=reason.strip()[:300],
-                         detail={"old_value_milli": old, "new_value_milli": new_milli, "entry": entry_id},
+                         detail={"old_value_milli": old, "new_value_milli": new_milli, "entry": entry_id,
+                                 "trigger_redrawn": redrawn},
                          created_at=svc.ctx.clock.now())
     return {**level_view(level), "correction": {"old": milli_to_won_floor(old), "new": value, "entry": entry_id,
                                                 "reason": reason.strip()}}

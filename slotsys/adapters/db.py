@@ -135,6 +135,8 @@ class Machine(Base):
     validation_scheme: Mapped[str] = mapped_column(String(8), default="system", server_default="system")
     sas_validation_id: Mapped[int | None] = mapped_column(Integer, nullable=True, unique=True, index=True)
     sas_sequence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # next, 0..0xFFFFFF
+    # 0014_ticket_ids: how many times the host drew this machine's validation ID (rotation, re-enrolment)
+    sas_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     handpay_out: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")  # handpay receipts, won
     handpay_out_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Meters (won unless stated); they change only with a game or money event and never go backwards.

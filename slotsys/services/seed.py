@@ -18,7 +18,7 @@ from table_games.services.poker_room import seed_poker_tables
 from table_games.services.tables import seed_tables
 from tito.domain.tickets import machine_promo
 from tito.services.cage import MAIN_CAGE
-from tito.services.setup import seed_tito
+from tito.services.setup import new_machine_secret, seed_tito
 
 LINE_GAME = "dragon_pearl_50"
 WAYS_GAME = "tiger_reels_243"
@@ -108,6 +108,8 @@ def reissue_credentials(ctx: ServiceContext) -> dict:
         for m in uow.machines.all():
             key = new_token("mk")
             m.key_hash = token_digest(key)
+            if m.validation_scheme == "sas":  # re-enrolment: a new SAS validation ID and sequence (CSPRNG)
+                new_machine_secret(uow, ctx, m, actor="system:reissue", reason="re-enrolment: new machine key")
             creds["machines"].append({"asset": m.asset_number, "zone": m.zone, "game": m.game_id,
                                       "denomination": m.denomination, "key": key})
         for username, role in DEMO_STAFF:

@@ -175,23 +175,35 @@ def test_handpay_locks_the_machine_until_an_attendant_pays_it_from_the_cage(api,
     audit_ok(api)
 
 
+def corrupt(app, api, code):
+    """A faulty controller's trigger (the reference's ₩42,949,672 display): ₩5,000 above the value,
+    so above the ceiling ₩5,000 of the levels below; one qualifying ₩25,000 spin brings the meter
+    (10 %) to ₩3,500, the next crosses ₩6,000."""
+    set_trigger(app, code, 5_000_000)
+    r = spin(api, "M004", {"reels": 5, "multiplier": 10})
+    assert r.status_code == 200 and not [j for j in r.json["jackpots"] if j["level"] == code], r.json
+
+
 def test_an_award_above_the_maximum_is_never_credited_and_locks_for_verification(api, app):
-    r = api.as_staff("operator", "POST", LEVELS, {
-        "code": "CAPPED", "name": "Capped", "kind": "mystery", "scope": "zone", "zone": "MASS",
-        "reset": 1_000, "ceiling": 5_000, "rate_ppm": 100_000, "max_award": 1_500})
+    body = {"code": "CAPPED", "name": "Capped", "kind": "mystery", "scope": "zone", "zone": "MASS",
+            "reset": 1_000, "ceiling": 5_000, "rate_ppm": 100_000, "max_award": 1_500}
+    r = api.as_staff("operator", "POST", LEVELS, body)  # a maximum below the ceiling would lock every big hit
+    assert r.status_code == 422 and r.json["field"] == "max_award", r.json
+    r = api.as_staff("operator", "POST", LEVELS, {**body, "max_award": 5_000})
     assert r.status_code == 201, r.json
-    set_trigger(app, "CAPPED", 2_000_000)  # the trigger at ₩3,000: above the level's maximum ₩1,500
     fund(api, "M004")
+    fund(api, "M004")
+    corrupt(app, api, "CAPPED")  # a faulty trigger at ₩6,000: above the maximum ₩5,000
     before = credits(api, "M004")
     r = spin(api, "M004", {"reels": 5, "multiplier": 10})  # ₩25,000 → +₩2,500 crosses it
     jp = [j for j in r.json["jackpots"] if j["level"] == "CAPPED"][0]
-    assert jp["status"] == "verification" and jp["amount"] == 3_000
+    assert jp["status"] == "verification" and jp["amount"] == 6_000
     assert r.json["credits"] == before - 25_000 + r.json["total_win"] + sum(
         j["amount"] for j in r.json["jackpots"] if j["status"] == "awarded")
     assert api.as_machine("M004", "GET", "/api/v1/machines/M004/meters", key=None).json["status"] == "verification"
     ev = [e for e in api.as_staff("auditor", "GET", "/api/v1/jackpots/events", key=None).json["events"]
           if e["kind"] == "verification"][0]
-    assert ev["detail"]["amount_won"] == 3_000 and ev["detail"]["maximum_won"] == 1_500 and "trigger_milli" in ev["detail"]
+    assert ev["detail"]["amount_won"] == 6_000 and ev["detail"]["maximum_won"] == 5_000 and "trigger_milli" in ev["detail"]
     audit_ok(api)
     assert api.as_staff("attendant", "POST", f"/api/v1/jackpots/hits/{jp['hit']}/handpay").status_code == 409
     bad = api.as_staff("operator", "POST", f"/api/v1/jackpots/hits/{jp['hit']}/verify", {"decision": "keep", "reason": "x"})
@@ -200,7 +212,7 @@ def test_an_award_above_the_maximum_is_never_credited_and_locks_for_verification
     r = api.as_staff("operator", "POST", f"/api/v1/jackpots/hits/{jp['hit']}/verify",
                      {"decision": "void", "reason": "award above the game's maximum: configuration error"})
     assert r.status_code == 200 and r.json["status"] == "void" and r.json["machine_status"] == "active"
-    assert level(api, "CAPPED")["overflow"] == overflow + 3_000  # the players' money stays in the pool
+    assert level(api, "CAPPED")["overflow"] == overflow + 6_000  # the players' money stays in the pool
     audit_ok(api)
 
 
@@ -224,6 +236,9 @@ def snapshot(api):
     ({"overflow": "divert", "overflow_to": "NOPE"}, "overflow_to"),
     ({"code": "bad code"}, "code"),
     ({"code": "MASS_MINOR"}, "code"),
+    ({"max_award": 1_500}, "max_award"),  # below the ceiling (and the reset on the edit of Minor)
+    ({"max_award": 0}, "max_award"),
+    ({"reset": 1_000, "ceiling": 200_000_000}, "ceiling"),  # above the system maximum award ₩150,000,000
 ])
 def test_bad_configuration_is_refused_naming_the_field_and_changes_nothing(api, body, field):
     base = {"code": "NEW_LEVEL", "name": "New", "kind": "mystery", "scope": "zone", "zone": "VIP",
@@ -390,4 +405,92 @@ def test_async_sequencer_awards_each_hit_once_as_a_bonus(api, app):
     assert credits(api, "M009") == r.json["credits"] + hit.amount_won
     recall = api.as_machine("M009", "GET", "/api/v1/machines/M009/games", key=None).json["games"][0]
     assert recall["jackpots"][0]["amount"] == hit.amount_won
+    audit_ok(api)
+
+
+def listen_stream(app, token, events, stop, seconds=12):
+    """Collect (event, data) of the live stream into ``events`` until ``stop(events)`` or ``seconds``."""
+    r = app.test_client().get(f"/api/v1/jackpots/stream?max_seconds={seconds}",
+                              headers={"Authorization": f"Bearer {token}"}, buffered=False)
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    buf = ""
+    for chunk in r.response:
+        buf += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buf:
+            block, buf = buf.split("\n\n", 1)
+            lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+            events.append((lines.get("event"), json.loads(lines.get("data", "{}"))))
+            if stop(events):
+                r.close()
+                return
+
+
+def test_the_stream_announces_a_hit_when_paid_and_one_held_for_verification_without_celebration(api, app):
+    """A hit held for verification is announced with that status and no amount; the stream carries
+    its amount only once an operator decides to pay it (a handpay an attendant pays). Hits credited
+    to the machine carry their amount. The sign's value never reads above what the level pays."""
+    r = api.as_staff("operator", "POST", LEVELS, {
+        "code": "CAPPED", "name": "Capped", "kind": "mystery", "scope": "zone", "zone": "MASS",
+        "reset": 1_000, "ceiling": 5_000, "rate_ppm": 100_000, "max_award": 5_000})
+    assert r.status_code == 201, r.json
+    events: list = []
+
+    def capped_hits(evs):
+        return [d for kind, d in evs if kind == "hit" and d.get("level") == "CAPPED"]
+
+    t = threading.Thread(target=listen_stream, args=(app, api.staff_token("operator"), events,
+                                                     lambda evs: len(capped_hits(evs)) >= 3), daemon=True)
+    t.start()
+    deadline = time.monotonic() + 5
+    while not events and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert events and events[0][0] == "meters"
+    fund(api, "M004")
+    fund(api, "M004")
+    corrupt(app, api, "CAPPED")  # the faulty controller: ₩6,000 above the maximum ₩5,000
+    r = spin(api, "M004", {"reels": 5, "multiplier": 10})
+    held = next(j for j in r.json["jackpots"] if j["level"] == "CAPPED")
+    assert held["status"] == "verification"
+    r = api.as_staff("operator", "POST", f"/api/v1/jackpots/hits/{held['hit']}/verify",
+                     {"decision": "pay", "reason": "verified with the manufacturer: pay it"})
+    assert r.status_code == 200 and r.json["status"] == "handpay", r.json
+    r = api.as_staff("attendant", "POST", f"/api/v1/jackpots/hits/{held['hit']}/handpay")
+    assert r.status_code == 200 and r.json["amount"] == 6_000 and r.json["machine_status"] == "active", r.json
+    set_trigger(app, "CAPPED", 1)  # a small, ordinary hit: credited
+    r = spin(api, "M004", {"reels": 5, "multiplier": 10})
+    credited = next(j for j in r.json["jackpots"] if j["level"] == "CAPPED")
+    assert credited["status"] == "awarded"
+    t.join(timeout=10)
+    hits = capped_hits(events)
+    assert [(h["hit"], h["status"]) for h in hits] == [(held["hit"], "verification"), (held["hit"], "handpay"),
+                                                      (credited["hit"], "awarded")], hits
+    assert hits[0]["amount"] is None  # no amount beyond what will be paid: maybe nothing (a void)
+    assert hits[1]["amount"] == 6_000 and hits[2]["amount"] == credited["amount"]
+    assert all(h["amount"] is None for h in hits if h["status"] not in ("awarded", "handpay"))
+    for kind, d in events:  # every meters snapshot: CAPPED never reads above its ceiling = its maximum
+        if kind == "meters":
+            assert all(lv["value"] <= 5_000 for lv in d["levels"] if lv["code"] == "CAPPED"), d
+
+
+def test_a_correction_above_the_trigger_pays_at_least_the_corrected_value(api, app):
+    """The old rule paid the trigger (less than the corrected meter); a rise now redraws it."""
+    set_trigger(app, "MASS_MINOR", 5_000_000)  # the trigger ₩35,000 (value ₩30,000)
+    r = api.as_staff("operator", "POST", f"{LEVELS}/MASS_MINOR/corrections",
+                     {"value": 99_990, "reason": "restore the value lost by a controller fault"})
+    assert r.status_code == 200 and r.json["value"] == 99_990, r.json
+    ev = api.as_staff("auditor", "GET", "/api/v1/jackpots/events", key=None).json["events"][0]
+    assert ev["kind"] == "correction" and ev["detail"]["trigger_redrawn"] is True
+    with app.extensions["slotsys"].uow() as uow:
+        assert uow.session.query(JackpotLevel).filter_by(code="MASS_MINOR").one().trigger_milli > 99_990_000
+    fund(api, "M005")
+    for _ in range(3):  # ₩5,000 adds ₩25: the redrawn trigger (≤ the ceiling ₩100,000) is reached
+        r = spin(api, "M005", {"lines": 50, "multiplier": 1})
+        assert r.status_code == 200, r.json
+        hit = [j for j in r.json["jackpots"] if j["level"] == "MASS_MINOR"]
+        if hit:
+            assert hit[0]["amount"] > 99_990
+            break
+        assert level(api, "MASS_MINOR")["value"] <= 100_000
+    else:
+        pytest.fail("no hit")
     audit_ok(api)

@@ -38,3 +38,44 @@ def test_migrations_match_models_on_sqlite(tmp_path):
 @pytest.mark.integration
 def test_migrations_match_models_on_postgresql(pg_app):
     assert _diff(pg_app.extensions["slotsys"].settings.database_url) == []
+
+
+def test_0014_redraws_sequential_sas_validation_ids_and_downgrades(tmp_path):
+    """0014_ticket_ids: machines already on SAS secure enhanced validation with the old sequential IDs
+    get IDs and sequence starts from the CSPRNG; the downgrade drops its columns (SQLite batch mode);
+    upgrade → downgrade → upgrade works."""
+    import sqlalchemy as sa
+    from alembic import command
+    from sqlalchemy.orm import Session
+
+    from slotsys.adapters.db import Machine, Zone
+    from slotsys.migrate import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    with Session(engine) as s:
+        s.add(Zone(code="VIP", name="VIP"))
+        s.flush()
+        for i in (1, 2, 3):
+            s.add(Machine(asset_number=f"V00{i}", zone="VIP", bank="V1", denomination=100, game_id="g",
+                          key_hash=f"k{i}", validation_scheme="sas" if i < 3 else "system",
+                          sas_validation_id=0x100000 + i if i < 3 else None, sas_sequence=0))
+        s.commit()
+    cfg = alembic_config(url)
+    command.downgrade(cfg, "0013_promo_credits")
+    with engine.connect() as c:
+        assert "sas_generation" not in {col["name"] for col in sa.inspect(c).get_columns("machines")}
+        assert "sas_sequence" not in {col["name"] for col in sa.inspect(c).get_columns("tickets")}
+    engine.dispose()
+    command.upgrade(cfg, "0014_ticket_ids")
+    engine = make_engine(url)
+    with engine.connect() as c:
+        rows = c.execute(sa.text("SELECT asset_number, sas_validation_id, sas_sequence, sas_generation FROM machines "
+                                 "ORDER BY asset_number")).all()
+    engine.dispose()
+    (a1, id1, seq1, g1), (a2, id2, seq2, g2), (a3, id3, seq3, g3) = rows
+    assert {id1, id2}.isdisjoint({0x100001, 0x100002}) and id1 != id2 and g1 == g2 == 1
+    assert (seq1, seq2) != (0, 0) and (id3, g3) == (None, 0)
+    upgrade(url)
+    assert _diff(url) == []

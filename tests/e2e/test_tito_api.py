@@ -105,31 +105,131 @@ def test_cash_out_with_cashable_and_promotional_credits_prints_two_tickets(api):
     balanced(api)
 
 
+def secret(api, asset) -> tuple[int, int, int]:
+    """(validation ID, next sequence, generation) as the machine itself reads them."""
+    v = api.as_machine(asset, "GET", f"/api/v1/machines/{asset}/validation", key=None).json
+    return v["sas_validation_id"], v["sas_next_sequence"], v["sas_generation"]
+
+
+SECRET_KEYS = {"sas_validation_id", "sas_validation_id_hex", "sas_next_sequence"}
+
+
 def test_sas_machines_print_secure_enhanced_numbers_and_wrap(api):
     v = api.as_staff("operator", "GET", "/api/v1/machines/V001/validation", key=None).json
-    assert v["scheme"] == "sas" and v["sas_validation_id"] == 0x100001 and v["sas_next_sequence"] == 0
+    assert v["scheme"] == "sas" and v["sas_validation_id_set"] is True and not SECRET_KEYS & set(v)
+    vid, seq, gen = secret(api, "V001")
     first = ticket(api, "V001", 10_000)
-    assert first["scheme"] == "sas" and first["validation_number"] == sas_secure_enhanced_number(0x100001, 0)
-    # configure a machine with the reference's validation ID, one ticket before the 3-byte wrap
-    r = api.as_staff("operator", "PUT", "/api/v1/machines/M005/validation",
+    assert first["scheme"] == "sas" and first["validation_number"] == sas_secure_enhanced_number(vid, seq)
+    # an admin configures a machine with the reference's validation ID, one ticket before the 3-byte wrap
+    r = api.as_staff("admin", "PUT", "/api/v1/machines/M005/validation",
                      {"scheme": "sas", "sas_validation_id": 0x654321, "sas_sequence": 0xFFFFFF}, key=None)
-    assert r.status_code == 200 and r.json["sas_validation_id_hex"] == "0x654321"
+    assert r.status_code == 200 and not SECRET_KEYS & set(r.json), r.json
     numbers = [ticket(api, "M005", 1_000)["validation_number"] for _ in range(3)]
     assert numbers == [sas_secure_enhanced_number(0x654321, 0xFFFFFF), "004580945669109504", "006429188185446104"]
     # the reference's vectors now redeem like any ticket
     r = api.as_staff("cashier", "POST", "/api/v1/cage/redeem", {"validation_number": "00-6429-1881-8544-6104"})
     assert r.status_code == 200 and r.json["paid"] == 1_000
-    # an ID is unique on the floor; bad input names its field
-    problem(api.as_staff("operator", "PUT", "/api/v1/machines/M006/validation",
+    # an ID is unique on the floor; bad input names its field; only an admin chooses an ID
+    problem(api.as_staff("admin", "PUT", "/api/v1/machines/M006/validation",
                          {"scheme": "sas", "sas_validation_id": 0x654321}, key=None), 409, "conflict")
-    r = api.as_staff("operator", "PUT", "/api/v1/machines/M006/validation", {"scheme": "sas"}, key=None)
-    assert r.status_code == 422 and r.json["field"] == "sas_validation_id"
-    r = api.as_staff("operator", "PUT", "/api/v1/machines/M006/validation",
+    assert api.as_staff("operator", "PUT", "/api/v1/machines/M006/validation",
+                        {"scheme": "sas", "sas_validation_id": 0x123456}, key=None).status_code == 403
+    r = api.as_staff("admin", "PUT", "/api/v1/machines/M006/validation",
                      {"scheme": "sas", "sas_validation_id": 0x1000000}, key=None)
     assert r.status_code == 422 and r.json["field"] == "sas_validation_id"
+    # an operator switching a machine to SAS gets an ID and sequence start from the CSPRNG
+    r = api.as_staff("operator", "PUT", "/api/v1/machines/M006/validation", {"scheme": "sas"}, key=None)
+    assert r.status_code == 200 and r.json["sas_validation_id_set"] and not SECRET_KEYS & set(r.json)
+    vid6, seq6, _ = secret(api, "M006")
+    assert ticket(api, "M006", 1_000)["validation_number"] == sas_secure_enhanced_number(vid6, seq6)
     assert api.as_staff("cashier", "PUT", "/api/v1/machines/M006/validation", {"scheme": "system"},
                         key=None).status_code == 403
     balanced(api)
+
+
+def test_seeded_validation_ids_and_sequences_are_random_and_secret(api):
+    """The tester's attack: from one ticket (and a known, sequential ID) compute the next. The
+    seeded IDs are drawn from the CSPRNG, sequences do not start at 0, and no staff role, no other
+    machine, can read them."""
+    sas = [a for a in ("V001", "V002", "V003", "V004", "V005")
+           if api.as_staff("auditor", "GET", f"/api/v1/machines/{a}/validation", key=None).json["scheme"] == "sas"]
+    assert len(sas) >= 3
+    ids = [secret(api, a)[0] for a in sas]
+    seqs = [secret(api, a)[1] for a in sas]
+    assert len(set(ids)) == len(ids) and all(1 <= i <= 0xFFFFFF for i in ids)
+    assert sorted(ids) != list(range(min(ids), min(ids) + len(ids)))  # not consecutive (chance ≈ 2**-100)
+    assert 0x100001 not in ids and seqs != [0] * len(seqs)
+    for role in ("operator", "auditor", "admin", "supervisor"):
+        r = api.as_staff(role, "GET", f"/api/v1/machines/{sas[0]}/validation", key=None)
+        assert r.status_code in (200, 403) and not SECRET_KEYS & set(r.json or {}), (role, r.json)
+    assert api.as_machine(sas[1], "GET", f"/api/v1/machines/{sas[0]}/validation", key=None).status_code == 403
+    # the tester's prediction: the next number from the old sequential scheme is not what prints
+    t = ticket(api, sas[0], 1_000)
+    guess = {sas_secure_enhanced_number(0x100001 + k, s) for k in range(len(sas)) for s in (0, 1)}
+    assert t["validation_number"] not in guess
+
+
+def test_a_supervisor_rotates_a_machines_validation_id(api):
+    old_ticket = ticket(api, "V002", 5_000)
+    vid, seq, gen = secret(api, "V002")
+    for role in ("cashier", "operator", "attendant", "auditor"):
+        assert api.as_staff(role, "POST", "/api/v1/machines/V002/validation/rotate", {}, key=None).status_code == 403
+    assert api.as_machine("V002", "POST", "/api/v1/machines/V002/validation/rotate", {}, key=None).status_code == 403
+    r = api.as_staff("supervisor", "POST", "/api/v1/machines/V002/validation/rotate",
+                     {"reason": "a ticket number was computed outside"}, key=None)
+    assert r.status_code == 200 and r.json["sas_generation"] == gen + 1 and not SECRET_KEYS & set(r.json), r.json
+    vid2, seq2, gen2 = secret(api, "V002")
+    assert gen2 == gen + 1 and (vid2, seq2) != (vid, seq)
+    nxt = ticket(api, "V002", 5_000)
+    assert nxt["validation_number"] == sas_secure_enhanced_number(vid2, seq2)
+    assert nxt["validation_number"] != sas_secure_enhanced_number(vid, seq)  # the old secret no longer predicts
+    # tickets printed before the rotation are still paid
+    r = api.as_staff("cashier", "POST", "/api/v1/cage/redeem", {"validation_number": old_ticket["validation_number"]})
+    assert r.status_code == 200 and r.json["paid"] == 5_000
+    assert api.as_staff("admin", "POST", "/api/v1/machines/V002/validation/rotate", {}, key=None).status_code == 200
+    r = api.as_staff("supervisor", "POST", "/api/v1/machines/M001/validation/rotate", {}, key=None)
+    assert r.status_code == 409 and r.json["field"] == "scheme"  # a system-validation machine has no ID
+    r = api.as_staff("supervisor", "POST", "/api/v1/machines/V002/validation/rotate", {"reason": "x" * 201}, key=None)
+    assert r.status_code == 422 and r.json["field"] == "reason"
+    sec = api.as_staff("auditor", "GET", "/api/v1/tito/reports/security", key=None).json
+    rot = [e for e in sec["events"] if e["kind"] == "validation_id_rotated" and e["location"] == "V002"]
+    assert len(rot) >= 2 and all(not SECRET_KEYS & set(e) for e in rot)
+    # the rotation restarts the chain: no sequence break is reported for V002
+    assert not [f for f in sec["sas_sequence"]["flagged"] if f["machine"] == "V002"], sec["sas_sequence"]
+    balanced(api)
+
+
+def test_re_enrolment_draws_a_new_validation_id(api, app):
+    from slotsys.services.seed import reissue_credentials
+
+    before = secret(api, "V003")
+    creds = reissue_credentials(app.extensions["slotsys"].ctx)
+    key = next(m["key"] for m in creds["machines"] if m["asset"] == "V003")
+    v = api.as_machine("V003", "GET", "/api/v1/machines/V003/validation", key=None, token=key).json
+    assert v["sas_generation"] == before[2] + 1 and (v["sas_validation_id"], v["sas_next_sequence"]) != before[:2]
+
+
+def test_the_security_report_flags_a_machine_whose_tickets_arrive_out_of_sequence(api):
+    for _ in range(3):  # in sequence: nothing flagged
+        ticket(api, "V004", 1_000)
+    sec = api.as_staff("auditor", "GET", "/api/v1/tito/reports/security", key=None).json["sas_sequence"]
+    assert sec["tickets_checked"] >= 3 and not [f for f in sec["flagged"] if f["machine"] == "V004"]
+    _, seq, _ = secret(api, "V004")
+    # the machine's sequence jumps ahead by 5 (tickets printed and never reported), then back
+    assert api.as_staff("admin", "PUT", "/api/v1/machines/V004/validation",
+                        {"scheme": "sas", "sas_sequence": (seq + 5) & 0xFFFFFF}, key=None).status_code == 200
+    gap = ticket(api, "V004", 1_000)
+    assert api.as_staff("admin", "PUT", "/api/v1/machines/V004/validation",
+                        {"scheme": "sas", "sas_sequence": (seq - 10) & 0xFFFFFF}, key=None).status_code == 200
+    back = ticket(api, "V004", 1_000)
+    sec = api.as_staff("supervisor", "GET", "/api/v1/tito/reports/security", key=None).json["sas_sequence"]
+    v4 = [f for f in sec["flagged"] if f["machine"] == "V004"]
+    assert len(v4) == 1 and v4[0]["kinds"] == ["backwards", "gap"], sec
+    breaks = {b["validation_number"]: b for b in v4[0]["breaks"]}
+    assert breaks[gap["validation_number"]]["kind"] == "gap" and breaks[gap["validation_number"]]["skipped"] == 5
+    assert breaks[back["validation_number"]]["kind"] == "backwards"
+    assert not [k for b in v4[0]["breaks"] for k in b if "sequence" in k]  # no secret in the report
+    assert api.as_staff("cashier", "GET", "/api/v1/tito/reports/security", key=None).status_code == 403
 
 
 # ----------------------------------------------------- machine: two-phase

@@ -390,7 +390,10 @@ def test_live_stream_over_redis_shows_the_hit_within_two_seconds(jp_app, jp_work
     with svc.uow(readonly=True) as uow:
         row = uow.session.get(JackpotHit, hit["hit"])
         decided = row.created_at.timestamp()
+        amount = row.amount_won
         wager_at = uow.session.get(JackpotWager, row.wager_id).created_at.timestamp()
     assert hit["machine"] == "M003" and hit["level"] == "MASS_MAJOR" and 300_000 <= hit["new_value"] < 300_100
+    # announced once the worker settled it: credited (below the handpay threshold), with its amount
+    assert hit["status"] == "awarded" and hit["pay_method"] == "credit" and hit["amount"] == amount > 0
     assert at - wager_at < 2.0 and decided - wager_at < 1.0, (at - wager_at, decided - wager_at)
     svc.jackpots.stop()

@@ -150,9 +150,16 @@ def test_concurrent_sas_cash_outs_use_each_sequence_once(pg_app, pg_api):
             out.append(r.json["ticket"]["validation_number"])
         return asset, out
 
+    secrets_ = {}
+    for asset in assets:  # the machine's own validation ID and next sequence (random, shown only to it)
+        v = api.as_machine(asset, "GET", f"/api/v1/machines/{asset}/validation", key=None).json
+        secrets_[asset] = (v["sas_validation_id"], v["sas_next_sequence"])
     with ThreadPoolExecutor(max_workers=6) as pool:
         results = dict(pool.map(cycle, assets))
-    for n, asset in enumerate(assets, start=1):
-        assert results[asset] == [sas_secure_enhanced_number(0x100000 + n, s) for s in range(8)]
+    for asset in assets:
+        vid, seq = secrets_[asset]
+        assert results[asset] == [sas_secure_enhanced_number(vid, (seq + s) & 0xFFFFFF) for s in range(8)]
+    sec = api.as_staff("auditor", "GET", "/api/v1/tito/reports/security", key=None).json["sas_sequence"]
+    assert sec["tickets_checked"] >= 24 and not [f for f in sec["flagged"] if f["machine"] in assets], sec
     rec = api.as_staff("auditor", "GET", "/api/v1/tito/reports/reconciliation", key=None).json
     assert rec["all_agree"]

@@ -272,3 +272,56 @@ def test_normalize_accepts_keyed_forms_and_checks():
         normalize(format_for_reading(number[:-1] + str((int(number[-1]) + 1) % 10)))
     with pytest.raises(MalformedValidationNumber):
         normalize("00-6429-1881-8544-610")
+
+
+# ------------------------------------------------ machine secrets (IDs) and the sequence check
+def test_machine_secrets_come_from_the_random_source_and_skip_taken_ids():
+    from tito.domain.validation import SAS_MAX_ID, draw_machine_secret
+
+    draws = iter([0x100000, 0x654320, 42])  # randbelow(2**24 - 1) → ID - 1; then the sequence start
+    taken = {0x100001}
+    vid, seq = draw_machine_secret(lambda n: next(draws), lambda v: v in taken)
+    assert (vid, seq) == (0x654321, 42)
+    many = {draw_machine_secret() for _ in range(2_000)}  # the CSPRNG: no repeats, spread over 24 bits
+    assert len({v for v, _ in many}) > 1_990 and all(1 <= v <= SAS_MAX_ID for v, _ in many)
+    assert max(v for v, _ in many) > 0xF00000 and min(v for v, _ in many) < 0x100000
+    assert len({s for _, s in many}) > 1_990
+    with pytest.raises(ValueError):
+        draw_machine_secret(lambda n: 7, lambda v: True)
+
+
+def test_sequence_breaks_finds_gaps_repeats_and_backwards_jumps_per_generation():
+    from tito.domain.validation import sequence_breaks
+
+    ok = [("a", 1, 0xFFFFFE), ("b", 1, 0xFFFFFF), ("c", 1, 0), ("d", 2, 77), ("e", 2, 78)]  # wrap; rotation
+    assert sequence_breaks(ok) == []
+    bad = [("a", 1, 10), ("b", 1, 11), ("c", 1, 14), ("d", 1, 11), ("e", 1, 3), ("f", 1, 4)]
+    assert sequence_breaks(bad) == [
+        {"kind": "gap", "validation_number": "c", "after": "b", "skipped": 2},
+        {"kind": "repeat", "validation_number": "d", "after": "c"},
+        {"kind": "backwards", "validation_number": "e", "after": "d"},
+    ]
+
+
+def test_one_sas_ticket_reveals_its_machines_id_and_sequence():
+    """The residual risk documented in docs/tickets-security.md: the SAS §15 mix is invertible, so
+    one ticket gives its machine's validation ID and sequence (random IDs do not hide them from a
+    ticket holder; only system validation does)."""
+    import secrets
+
+    from tito.domain.validation import sas_crc16
+
+    inverse = {sas_crc16(x.to_bytes(2, "little")): x for x in range(1 << 16)}
+    assert len(inverse) == 1 << 16  # the CRC-16 of two bytes is a bijection
+
+    def recover(vn: str) -> tuple[int, int]:
+        high, low = (int(str(int(h[0]) & 1) + h[1:]) for h in (vn[2:10], vn[10:]))
+        c = low.to_bytes(3, "little") + high.to_bytes(3, "little")
+        b = b"".join(inverse[int.from_bytes(c[i:i + 2], "little")].to_bytes(2, "little") for i in (0, 2, 4))
+        a = bytes((b[0], b[1], b[2] ^ b[0], b[3] ^ b[1], b[4] ^ b[0], b[5] ^ b[1]))
+        return int.from_bytes(a[3:], "little"), int.from_bytes(a[:3], "little")
+
+    assert recover("006429188185446104") == (0x654321, 1)
+    for _ in range(1_000):
+        vid, seq = 1 + secrets.randbelow(0xFFFFFF), secrets.randbelow(1 << 24)
+        assert recover(sas_secure_enhanced_number(vid, seq)) == (vid, seq)

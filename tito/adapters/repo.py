@@ -166,6 +166,16 @@ class TicketRepo:
             Machine.sas_validation_id == validation_id, Machine.id != besides))
 
     # ------------------------------------------------------------------- reports
+    def sas_tickets_between(self, since: datetime, until: datetime):
+        """(machine asset, validation number, ID generation, SAS sequence) of the SAS tickets issued
+        in [since, until), per machine in arrival order (ticket id)."""
+        return self.s.execute(
+            select(Ticket.issued_by, Ticket.validation_number, Ticket.sas_generation, Ticket.sas_sequence)
+            .where(Ticket.scheme == "sas", Ticket.sas_sequence.is_not(None), Ticket.issued_at >= since,
+                   Ticket.issued_at < until)
+            .order_by(Ticket.issued_by, Ticket.id)
+        ).all()
+
     def issued_between(self, since: datetime, until: datetime):
         return self.s.execute(
             select(Ticket.issued_at, Ticket.issued_by, Ticket.type, Ticket.amount)

@@ -26,6 +26,10 @@ class Ticket(Base):
     issued_by: Mapped[str] = mapped_column(String(20), default="", server_default="")  # asset number or station
     issued_location: Mapped[str] = mapped_column(String(60), default="")
     sequence: Mapped[int] = mapped_column(Integer)
+    # SAS secure enhanced tickets (0014_ticket_ids): the sequence number used and the generation of the
+    # machine's validation ID that made the number (the security report checks each machine's order)
+    sas_sequence: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    sas_generation: Mapped[int | None] = mapped_column(Integer, nullable=True)
     issued_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow, index=True)
     expires_at: Mapped[datetime] = mapped_column(TZDateTime)
     # machine ticket-in, phase 1 (authorised, held for the machine until pending_until)

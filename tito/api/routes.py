@@ -77,6 +77,10 @@ class CreditLimitIn(StrictModel):
     credit_limit: WonOrZero | None
 
 
+class RotateIn(StrictModel):
+    reason: Reason | None = None
+
+
 class ValidationIn(StrictModel):
     scheme: Literal["system", "sas"]
     sas_validation_id: Int24 | None = None
@@ -209,6 +213,13 @@ def get_validation(asset: str):
 @bp.doc(summary="Set a machine's validation scheme: system or SAS secure enhanced (operator)", **AUTH_DOC)
 def set_validation(asset: str, body: ValidationIn):
     return tito().admin.set_validation(principal(), asset, body.scheme, body.sas_validation_id, body.sas_sequence)
+
+
+@bp.post("/machines/<asset>/validation/rotate")
+@bp.input(RotateIn, arg_name="body")
+@bp.doc(summary="Draw a new SAS validation ID and sequence start from the CSPRNG (supervisor, admin)", **AUTH_DOC)
+def rotate_validation_id(asset: str, body: RotateIn):
+    return tito().admin.rotate_validation_id(principal(), asset, body.reason)
 
 
 # --------------------------------------------------------------------- cage

@@ -52,6 +52,8 @@ __all__ = [
     "classify",
     "damm_check_digit",
     "damm_is_valid",
+    "draw_machine_secret",
+    "sequence_breaks",
     "format_for_reading",
     "normalize",
     "sas_crc16",
@@ -294,6 +296,67 @@ class SasSecureEnhanced:
         number = self.number_for(self.next_sequence)
         self.next_sequence = (self.next_sequence + 1) & SAS_MAX_SEQUENCE
         return number
+
+
+# ------------------------------------------------ machine secrets and their sequence
+
+
+def draw_machine_secret(randbelow: Callable[[int], int] = secrets.randbelow,
+                        taken: Callable[[int], bool] = lambda _id: False) -> tuple[int, int]:
+    """A fresh (machine validation ID, first sequence number) for SAS secure enhanced validation.
+
+    Both come from ``randbelow`` (default :func:`secrets.randbelow`, a CSPRNG; inject a seeded
+    source only in tests): the ID uniformly in 1..0xFFFFFF (0 is never used), skipping any
+    ``taken(id)`` (unique on the floor), and the sequence start uniformly in 0..0xFFFFFF. Why: the
+    SAS §15 algorithm is public, so the number of a machine's next ticket is a function of (ID,
+    sequence) alone; a sequential ID (0x100001, 0x100002 …) and a sequence starting at 0 let anyone
+    holding one ticket compute the next (docs/tickets-security.md). ``ValueError`` if 64 draws are
+    all taken (a floor never has millions of machines)."""
+    for _ in range(64):
+        vid = 1 + randbelow(SAS_MAX_ID)
+        if not 1 <= vid <= SAS_MAX_ID:
+            raise ValueError(f"randbelow({SAS_MAX_ID}) returned {vid - 1!r}")
+        if not taken(vid):
+            seq = randbelow(SAS_MAX_SEQUENCE + 1)
+            if not 0 <= seq <= SAS_MAX_SEQUENCE:
+                raise ValueError(f"randbelow({SAS_MAX_SEQUENCE + 1}) returned {seq!r}")
+            return vid, seq
+    raise ValueError("no free machine validation ID in 64 draws")
+
+
+def sequence_breaks(tickets: list[tuple[str, int, int]]) -> list[dict]:
+    """Where one machine's SAS tickets arrive out of sequence.
+
+    ``tickets``: (validation number, ID generation, sequence) in arrival order (the order the host
+    recorded them). Within one generation of the machine's validation ID every ticket must use the
+    previous one's sequence + 1 (mod 2**24, SAS §15: 0xFFFFFF → 0); a new generation (rotation,
+    re-enrolment) starts a new chain. Returns one dict per break: ``kind`` ``"gap"`` (``skipped``
+    sequence numbers never seen: tickets printed and not reported, or numbers computed by someone
+    else), ``"repeat"`` (a sequence already used in this generation) or ``"backwards"`` (a jump back
+    by more than half the 24-bit space, not yet seen); with the ``validation_number`` that broke the
+    chain and the one ``after`` it. Sequence values are deliberately not returned (with the ID they
+    are the machine's secret)."""
+    out: list[dict] = []
+    prev: tuple[str, int, int] | None = None
+    seen: set[tuple[int, int]] = set()
+    for vn, gen, seq in tickets:
+        if prev is not None and prev[1] == gen:
+            expected = (prev[2] + 1) & SAS_MAX_SEQUENCE
+            if seq != expected:
+                skipped = (seq - expected) & SAS_MAX_SEQUENCE
+                if (gen, seq) in seen:
+                    kind = "repeat"
+                elif skipped > SAS_MAX_SEQUENCE // 2:
+                    kind = "backwards"
+                else:
+                    kind = "gap"
+                row = {"kind": kind, "validation_number": vn, "after": prev[0]}
+                if kind == "gap":
+                    row["skipped"] = skipped
+                out.append(row)
+        seen.add((gen, seq))
+        prev = (vn, gen, seq)
+    return out
 
 
 # ------------------------------------------------------------- classify / check

@@ -33,6 +33,7 @@ from tito.domain.tickets import (
 )
 from tito.domain.validation import SAS_MAX_ID, SAS_MAX_SEQUENCE
 from tito.services import tickets as T
+from tito.services.setup import new_machine_secret
 from tito.settings import get_tito_settings
 
 SUPERVISOR_ROLES = ("supervisor",)  # admin holds every role (require_role)
@@ -278,10 +279,14 @@ class TicketAdminService:
                        sas_sequence: object = None) -> dict:
         """Choose how a machine's tickets are numbered (operator or admin).
 
-        ``scheme`` "system" (host CSPRNG + Damm check digit) or "sas" (SAS §15 secure
-        enhanced: ``sas_validation_id`` 0..0xFFFFFF, unique on the floor, required;
-        ``sas_sequence`` 0..0xFFFFFF, the next ticket's sequence, default: unchanged).
-        422 naming the field; 409 if the validation ID belongs to another machine.
+        ``scheme`` "system" (host CSPRNG + Damm check digit) or "sas" (SAS §15 secure enhanced). A
+        machine joining "sas" without a validation ID gets one, and its sequence start, from the
+        CSPRNG (:func:`tito.services.setup.new_machine_secret`). An explicit ``sas_validation_id``
+        (0..0xFFFFFF, unique on the floor) or ``sas_sequence`` (the next ticket's, 0..0xFFFFFF) — a
+        machine whose ID was set elsewhere, a conformance test with the SAS vectors — is taken from
+        an **admin** only (403 otherwise): a chosen ID is only as secret as the person who chose it.
+        422 naming the field; 409 if the validation ID belongs to another machine. The response
+        never contains the ID or the sequence (:func:`validation_view`).
         """
         require_role(principal, "operator")
         if scheme not in ("system", "sas"):
@@ -290,20 +295,30 @@ class TicketAdminService:
                                  ("sas_sequence", sas_sequence, SAS_MAX_SEQUENCE)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top):
                 raise ValidationFailed(f"{name} must be an integer 0..{top} (3 bytes)", field=name)
-        if scheme == "sas" and sas_validation_id is None:
-            raise ValidationFailed("sas_validation_id is required for the sas scheme", field="sas_validation_id")
+        if sas_validation_id is not None or sas_sequence is not None:
+            if scheme != "sas":
+                raise ValidationFailed("a validation ID or sequence is for the sas scheme only",
+                                       field="sas_validation_id" if sas_validation_id is not None else "sas_sequence")
+            require_role(principal, "admin")
         with self.ctx.uow() as uow:
             m = uow.machines.get(asset, for_update=True)
             if scheme == "sas":
-                other = TicketRepo(uow.session).machine_with_validation_id(sas_validation_id, besides=m.id)
-                if other is not None:
-                    raise Conflict(f"validation ID {sas_validation_id} belongs to {other}", field="sas_validation_id")
-                m.sas_validation_id = sas_validation_id
+                if sas_validation_id is not None:
+                    other = TicketRepo(uow.session).machine_with_validation_id(sas_validation_id, besides=m.id)
+                    if other is not None:
+                        raise Conflict(f"validation ID {sas_validation_id} belongs to another machine",
+                                       field="sas_validation_id")
+                    m.sas_validation_id = sas_validation_id
+                    m.sas_generation = (m.sas_generation or 0) + 1
+                    TicketRepo(uow.session).log("validation_id_set", actor=principal.id, at=self.ctx.clock.now(),
+                                                location=asset, generation=m.sas_generation)
+                elif m.sas_validation_id is None:
+                    new_machine_secret(uow, self.ctx, m, actor=principal.id, reason="joined sas validation")
                 if sas_sequence is not None:
                     m.sas_sequence = sas_sequence
             m.validation_scheme = scheme
             TicketRepo(uow.session).log("validation_scheme", actor=principal.id, at=self.ctx.clock.now(),
-                                        location=asset, scheme=scheme, sas_validation_id=m.sas_validation_id)
+                                        location=asset, scheme=scheme)
             uow.commit()
             return validation_view(m)
 
@@ -327,18 +342,45 @@ class TicketAdminService:
             return {"machine": asset, "credit_limit": credit_limit(m), "own_limit": m.credit_limit,
                     "floor_default": get_tito_settings().machine_credit_limit_won}
 
+    def rotate_validation_id(self, principal: Principal, asset: str, reason: object = None) -> dict:
+        """Draw a new SAS validation ID and sequence start for a machine from the CSPRNG (supervisor
+        or admin): after a ticket was computed by someone else, a suspected leak, or by routine.
+        Tickets already issued keep their numbers and stay payable; the next ticket uses the new
+        ID. 409 (field ``scheme``) if the machine uses system validation (nothing to rotate); 422
+        naming ``reason`` if it is not a string of at most 200 characters. Logged
+        (``validation_id_rotated``); the response never contains the ID or the sequence."""
+        require_role(principal, *SUPERVISOR_ROLES)
+        if reason is not None and (not isinstance(reason, str) or len(reason) > 200):
+            raise ValidationFailed("reason must be at most 200 characters", field="reason")
+        with self.ctx.uow() as uow:
+            m = uow.machines.get(asset, for_update=True)
+            if m.validation_scheme != "sas":
+                raise Conflict(f"machine {asset} uses system validation: no validation ID to rotate", field="scheme")
+            new_machine_secret(uow, self.ctx, m, actor=principal.id, reason=(reason or "rotation requested").strip())
+            uow.commit()
+            return {**validation_view(m), "rotated_at": self.ctx.clock.now().isoformat()}
+
     def validation(self, principal: Principal, asset: str) -> dict:
-        """A machine's validation scheme (the machine itself, or operator / auditor / admin)."""
+        """A machine's validation scheme (the machine itself, or operator / auditor / admin). Only
+        the machine gets its validation ID and next sequence (it prints with them)."""
         if principal.kind == "machine":
             require_machine(principal, asset)
         else:
             require_role(principal, "operator", "auditor")
         with self.ctx.uow(readonly=True) as uow:
-            return validation_view(uow.machines.get(asset))
+            return validation_view(uow.machines.get(asset), secret=principal.kind == "machine")
 
 
-def validation_view(m) -> dict:
-    return {"machine": m.asset_number, "scheme": m.validation_scheme,
-            "sas_validation_id": m.sas_validation_id, "sas_validation_id_hex": (
-                f"0x{m.sas_validation_id:06X}" if m.sas_validation_id is not None else None),
-            "sas_next_sequence": m.sas_sequence, "ticket_sequence": m.ticket_seq}
+def validation_view(m, *, secret: bool = False) -> dict:
+    """A machine's validation settings. The SAS validation ID and next sequence are the machine's
+    secret (with the public SAS §15 algorithm they give every future ticket number): included only
+    with ``secret=True`` (the machine itself); staff see the scheme, whether an ID is set and its
+    generation (how many times it was drawn)."""
+    view = {"machine": m.asset_number, "scheme": m.validation_scheme,
+            "sas_validation_id_set": m.sas_validation_id is not None, "sas_generation": m.sas_generation or 0,
+            "ticket_sequence": m.ticket_seq}
+    if secret:
+        view.update(sas_validation_id=m.sas_validation_id, sas_validation_id_hex=(
+            f"0x{m.sas_validation_id:06X}" if m.sas_validation_id is not None else None),
+            sas_next_sequence=m.sas_sequence)
+    return view

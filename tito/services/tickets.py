@@ -228,21 +228,24 @@ def ticket_view(t: Ticket, now=None) -> dict:
 
 
 # -------------------------------------------------------------------- issue
-def _next_number(repo: TicketRepo, ctx: ServiceContext, machine: Machine | None) -> tuple[str, str]:
-    """(validation number, scheme) for the next ticket of ``machine`` (or of a station: system)."""
+def _next_number(repo: TicketRepo, ctx: ServiceContext, machine: Machine | None) -> tuple[str, str, int | None]:
+    """(validation number, scheme, SAS sequence used or None) for the next ticket of ``machine``
+    (or of a station: system). A SAS sequence skipped here (its number still on file after a
+    2**24 wrap) shows as a gap in the security report."""
     if machine is not None and machine.validation_scheme == "sas" and machine.sas_validation_id is not None:
         gen = SasSecureEnhanced(machine.sas_validation_id, machine.sas_sequence or 0)
         for _ in range(64):  # after a 2**24 wrap a number may still be on file: skip its sequence
+            seq = gen.next_sequence
             vn = gen.next_number()
             if not repo.exists(vn):
                 machine.sas_sequence = gen.next_sequence
-                return vn, "sas"
-        raise Conflict("no free SAS validation number in 64 sequences: reassign the machine's validation ID")
+                return vn, "sas", seq
+        raise Conflict("no free SAS validation number in 64 sequences: rotate the machine's validation ID")
     gen_sys = SystemValidation(ctx.rng.randbelow)
     for _ in range(10):
         vn = gen_sys.next_number()
         if not repo.exists(vn):
-            return vn, "system"
+            return vn, "system", None
     raise Conflict("could not draw a unique validation number")  # pragma: no cover - 10 clashes in ~2**56
 
 
@@ -259,7 +262,7 @@ def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, deb
     """
     repo = TicketRepo(uow.session)
     now = ctx.clock.now()
-    vn, scheme = _next_number(repo, ctx, machine)
+    vn, scheme, sas_sequence = _next_number(repo, ctx, machine)
     if machine is not None:
         issuer, location = machine.asset_number, f"{machine.zone}/{machine.asset_number}"
         machine.ticket_seq = (machine.ticket_seq or 0) + 1
@@ -279,6 +282,8 @@ def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, deb
         validation_number=vn, scheme=scheme, type=ticket_type, amount=amount, status="issued",
         issued_machine_id=machine.id if machine is not None else None, issued_by=issuer, issued_location=location,
         sequence=sequence, issued_at=now, expires_at=now + timedelta(days=days), issue_entry_id=entry_id,
+        sas_sequence=sas_sequence,
+        sas_generation=(machine.sas_generation or 0) if sas_sequence is not None and machine is not None else None,
     ))
     repo.log("issued", actor=actor, at=now, ticket_id=t.id, channel="machine" if machine else "station",
              location=issuer, amount=amount, type=ticket_type)

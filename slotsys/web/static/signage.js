@@ -1,5 +1,6 @@
 /* Jackpot signage for one zone: its levels (zone levels and floor-wide ones) live over SSE;
- * a hit is celebrated with the machine and the amount for 12 s. */
+ * a hit that is paid or being paid is celebrated with the machine and the amount for 12 s; a hit held
+ * for verification is not celebrated (its level's row is marked "verification", no amount). */
 (function () {
   "use strict";
   var zone = document.getElementById("sign").getAttribute("data-zone");
@@ -30,15 +31,32 @@
       s.row.classList.remove("stale");
     });
   }
+  // A hit is celebrated only when it is paid or being paid: "awarded" (credited to the machine) or
+  // "handpay" (the machine is locked and an attendant pays it). A hit held for "verification" (its
+  // amount is above the maximum and may be voided) shows as such on its level's row: no celebration,
+  // no amount. Anything else (an older server's message without a status, a void) is not celebrated.
+  var PAYING = { awarded: 1, handpay: 1 };
   function onHit(h) {
     var s = shown[h.level];
     if (!s) return;  // not one of this sign's levels
+    if (typeof h.new_value === "number") s.val.textContent = SS.won(h.new_value);
+    if (h.status === "verification") {
+      s.row.classList.add("verification");
+      s.row.setAttribute("data-hit-status", "verification");
+      s.row.setAttribute("data-verification-hit", h.hit);
+      return;
+    }
+    if (!PAYING[h.status] || typeof h.amount !== "number") return;
+    if (String(s.row.getAttribute("data-verification-hit")) === String(h.hit)) {
+      s.row.classList.remove("verification");
+      s.row.removeAttribute("data-hit-status");
+      s.row.removeAttribute("data-verification-hit");
+    }
     document.getElementById("cel-level").textContent = h.name + " " + SS.t("jackpot");
     document.getElementById("cel-amount").textContent = SS.won(h.amount);
     document.getElementById("cel-machine").textContent = SS.t("machine") + " " + h.machine;
     var c = document.getElementById("celebrate");
     c.hidden = false; c.setAttribute("data-hit", h.hit);
-    if (s) s.val.textContent = SS.won(h.new_value);
     clearTimeout(hideTimer);
     hideTimer = setTimeout(function () { c.hidden = true; }, 12000);
   }
@@ -49,6 +67,7 @@
     el.textContent = SS.t(st === "connected" ? "connected" : st);
   }
   function onStale() { Object.keys(shown).forEach(function (k) { shown[k].row.classList.add("stale"); }); }
+  SS.signage = { onMeters: onMeters, onHit: onHit };  // the handlers, for tests (tests/unit/test_signage_js.py)
   document.addEventListener("DOMContentLoaded", function () {
     SS.requireLogin(null, function () {
       loadCodes().catch(function () {}).then(function () {

@@ -129,6 +129,52 @@ def _signage(page, api, proxy):
     page.wait_for_selector('#conn[data-state="connected"]')
 
 
+def test_signage_does_not_celebrate_a_hit_held_for_verification_until_it_is_paid(page, live):
+    """The outside tester's "Congratulations! ₩42,949,672 Machine V005": a hit above its level's
+    maximum is held for verification; the sign marks the level and shows no celebration and no
+    amount; once an operator decides to pay it (a handpay), the sign celebrates what is paid."""
+    from jackpot_controller.adapters.tables import JackpotLevel
+
+    server, api = live
+    r = api.as_staff("operator", "POST", LEVELS, {
+        "code": "VIP_CAP", "name": "Vip Capped", "kind": "mystery", "scope": "zone", "zone": "VIP",
+        "reset": 1_000, "ceiling": 5_000, "rate_ppm": 100_000, "max_award": 5_000})
+    assert r.status_code == 201, r.json
+    with server.app.extensions["slotsys"].uow() as uow:  # a faulty controller: a trigger above the maximum
+        lv = uow.session.query(JackpotLevel).filter_by(code="VIP_CAP").one()
+        lv.trigger_milli = lv.value_milli + 5_000_000
+        uow.commit()
+    page.goto(server.url + "/signage/VIP")
+    login(page, api, "attendant")
+    page.wait_for_selector('#conn[data-state="connected"]')
+    page.wait_for_selector('.lv[data-level="VIP_CAP"] .val')
+    held = None
+    for _ in range(60):
+        r = api.as_machine("V005", "POST", "/api/v1/machines/V005/spin", {"lines": 50, "multiplier": 1})
+        if r.status_code == 409 and r.json.get("field") == "multiplier":  # out of credits
+            assert api.as_machine("V005", "POST", "/api/v1/machines/V005/bill-in", {"amount": 50_000}).status_code == 200
+            continue
+        assert r.status_code == 200, r.json
+        held = next((j for j in r.json["jackpots"] if j["level"] == "VIP_CAP"), None)
+        if held:
+            break
+    assert held and held["status"] == "verification" and held["amount"] == 6_000, held
+    page.wait_for_selector('.lv.verification[data-level="VIP_CAP"]', timeout=2_000)
+    time.sleep(0.5)
+    assert page.is_hidden("#celebrate") and page.text_content("#cel-amount") == ""
+    assert "6,000" not in page.inner_text('.lv[data-level="VIP_CAP"]')
+    shot(page, "signage-4-verification")
+    r = api.as_staff("operator", "POST", f"/api/v1/jackpots/hits/{held['hit']}/verify",
+                     {"decision": "pay", "reason": "checked with the manufacturer"})
+    assert r.status_code == 200 and r.json["status"] == "handpay", r.json
+    page.wait_for_selector("#celebrate:not([hidden])", timeout=2_000)
+    assert page.inner_text("#cel-amount") == "₩6,000" and "V005" in page.inner_text("#cel-machine")
+    assert page.get_attribute("#celebrate", "data-hit") == str(held["hit"])
+    page.wait_for_selector('.lv:not(.verification)[data-level="VIP_CAP"]')
+    assert api.as_staff("attendant", "POST", f"/api/v1/jackpots/hits/{held['hit']}/handpay").status_code == 200
+    assert api.as_staff("operator", "POST", f"{LEVELS}/VIP_CAP/pause", {"reason": "test level"}).status_code == 200
+
+
 def test_an_operator_pauses_a_level_and_a_spin_no_longer_contributes(page, live):
     server, api = live
     # a hit for the history: Minor corrected to its ceiling, then a spin
