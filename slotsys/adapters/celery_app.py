@@ -1,11 +1,14 @@
 """Celery wiring: Redis broker in production, eager (in-process) in the embedded default.
 
-Broker outages (docs/resilience.md): the worker retries its broker connection forever
-(``broker_connection_max_retries=None``; Celery's default, 100 attempts, ends the worker after about 47
-minutes), its consumer runs without the Gossip and Mingle steps (``slotsys.adapters.celery_consumer``: with
-them, celery/kombu 5.7 could exit on ``AttributeError … 'hostname'`` after a Redis outage), and every Redis
-socket has a timeout and TCP keepalive (``BROKER_TRANSPORT_OPTIONS``), so a Redis that hangs instead of
-refusing is noticed too. Awards whose task could not be enqueued are paid by beat's sweep from PostgreSQL.
+Broker outages (docs/resilience.md): the Redis transport is kombu's with one fix
+(``slotsys.adapters.celery_broker``: a channel of the connection the consumer has just closed raised
+``AttributeError … 'hostname'``, which made the worker exit when Redis went away while tasks ran); the
+worker retries its broker connection forever (``broker_connection_max_retries=None``; Celery's default, 100
+attempts, ends the worker after about 47 minutes away); its consumer runs without the Gossip and Mingle
+steps (``slotsys.adapters.celery_consumer``: their restart used channels of the closed connection too);
+every Redis socket has a timeout and TCP keepalive (``BROKER_TRANSPORT_OPTIONS``), so a Redis that hangs
+instead of refusing is noticed as well. Awards whose task could not be enqueued while Redis was away are
+paid by beat's sweep (``jackpot_controller.sweep``) from PostgreSQL.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from celery import Celery
 from slotsys.settings import Settings
 
 TASK_MODULES = ["slotsys.tasks", "tito.tasks", "jackpot_controller.tasks"]
+
+# kombu's Redis transport with the fix for a channel of a closed connection (see that module)
+REDIS_TRANSPORT = "slotsys.adapters.celery_broker:Transport"
 
 # kombu's Redis transport options (seconds). socket_timeout bounds a blocking command (a publish, an ack) on a
 # Redis that stopped answering; it is above the transport's 1 s BRPOP timeout. health_check_interval: a
@@ -45,6 +51,7 @@ def make_celery(settings: Settings) -> Celery:
         broker_connection_timeout=3.0,
         broker_transport_options=BROKER_TRANSPORT_OPTIONS,
         worker_consumer="slotsys.adapters.celery_consumer:Consumer",  # no Gossip/Mingle: see that module
+        **({"broker_transport": REDIS_TRANSPORT} if (settings.redis_url or "").startswith("redis://") else {}),
         task_ignore_result=True,
         timezone="UTC",
         beat_schedule={
