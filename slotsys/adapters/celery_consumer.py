@@ -18,6 +18,9 @@ start-up; our awards are made exactly once by the database claim (jackpot_contro
 not by revocation. Turning them off here (as ``--without-gossip --without-mingle`` would) applies to every
 way the worker is started (README, .ci/run, docker), not only to the ones that pass those flags.
 Remote control (``celery inspect ping``) stays on.
+
+Reconnection: kombu waits 2, 4, 6, … up to 30 s between attempts, so after a minute away the worker could
+take another 16-30 s to notice Redis is back; here it waits 1, 2, 3, … up to :data:`RECONNECT_MAX_S`.
 """
 
 from __future__ import annotations
@@ -25,9 +28,24 @@ from __future__ import annotations
 from celery.worker.consumer import Consumer as CeleryConsumer
 
 
+# seconds between the consumer's reconnection attempts (kombu's ensure_connection: start, step, maximum)
+RECONNECT_BACKOFF = {"interval_start": 1.0, "interval_step": 1.0, "interval_max": 5.0}
+RECONNECT_MAX_S = RECONNECT_BACKOFF["interval_max"]
+
+
 class Consumer(CeleryConsumer):
-    """``celery.worker.consumer.Consumer`` with the Gossip and Mingle steps disabled."""
+    """``celery.worker.consumer.Consumer`` with the Gossip and Mingle steps disabled and a reconnection
+    backoff capped at :data:`RECONNECT_MAX_S` seconds (retries: ``broker_connection_max_retries``)."""
 
     def __init__(self, *args, worker_options=None, **kwargs) -> None:
         options = dict(worker_options or {}, without_gossip=True, without_mingle=True)
         super().__init__(*args, worker_options=options, **kwargs)
+
+    def ensure_connected(self, conn):
+        ensure = conn.ensure_connection
+
+        def ensure_connection(*args, **kwargs):
+            return ensure(*args, **{**RECONNECT_BACKOFF, **kwargs})
+
+        conn.ensure_connection = ensure_connection
+        return super().ensure_connected(conn)
