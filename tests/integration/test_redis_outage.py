@@ -65,9 +65,10 @@ class Beat(Proc):
 
 
 def hold_award(f: Floor, asset: str):
-    """Lock ``asset``'s machine row (NO KEY UPDATE: the fold's KEY SHARE passes, the award's lock waits), make its next spin hit Mass Minor and fold it (in this process): the
-    award task goes to the broker, the worker claims the hit and waits on the row (mid-award). Returns the
-    open transaction's connection; closing it lets the award finish."""
+    """Lock ``asset``'s machine row (NO KEY UPDATE: the fold's KEY SHARE passes, the award's FOR UPDATE
+    waits), make its next spin hit Mass Minor and fold it: the award task goes to the broker, the worker
+    claims the hit and waits on the row (mid-award, its message unacknowledged: ``acks_late``). Returns the
+    open connection and transaction (rolling it back lets the award finish) and the hit's id."""
     db = f.db
     blocker = db.svc.uow.engine.connect()
     r = f.api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/spin", bet_for(asset))  # before the lock
@@ -144,8 +145,11 @@ def outage(pg_server_url, tmp_path: Path, down_s: float, machines: list[str]) ->
         # channel of the closed connection), the error that, escaping the restart, made the worker exit
         assert "Unrecoverable error" not in log and "AttributeError" not in log, tail(worker.log, 80)
         # the worker consumes again: a task enqueued now is run by it
-        f.db.svc.celery.tasks["jackpot_controller.announce_pending"].delay()
-        # the web processes' own Redis users: readiness and the signage publisher (after the next fold)
+        task_id = f.db.svc.celery.tasks["jackpot_controller.announce_pending"].delay().id
+        assert wait_until(lambda: f"announce_pending[{task_id}] succeeded" in worker.log.read_text(errors="replace"),
+                          timeout=30), tail(worker.log, 40)
+        # the other Redis users: the web's readiness probe, and the signage channel (the web's sequencer and the
+        # worker publish meters after folds)
         assert wait_until(lambda: httpx.get(gun.base + "/readyz", timeout=5).status_code == 200, timeout=30)
         sub = redislib.Redis.from_url(redis.url).pubsub(ignore_subscribe_messages=True)
         sub.subscribe("slotsys:jackpots")
@@ -156,7 +160,7 @@ def outage(pg_server_url, tmp_path: Path, down_s: float, machines: list[str]) ->
         while got is None and time.monotonic() < deadline:
             got = sub.get_message(timeout=1)
         sub.close()
-        assert got is not None, "no signage message from the web processes after Redis came back"
+        assert got is not None, "no signage message after Redis came back"
         calls = load.calls + [last]
         assert all(c.status == 200 for c in calls), [(c.statuses, c.json) for c in load.calls if c.status != 200][:5]
         assert wait_until(lambda: settled(f.db), timeout=60, step=1), hit_states(f.db)
