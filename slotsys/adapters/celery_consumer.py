@@ -1,16 +1,13 @@
 """The worker's consumer, without the Gossip and Mingle bootsteps (``worker_consumer`` in celery_app).
 
-Why (docs/resilience.md): with the Redis broker, celery/kombu 5.7 let a worker die on a broker outage.
-When the consumer loses the connection, ``Consumer.on_connection_error_after_connected`` closes it
-(``kombu.Connection._close`` detaches the transport: ``transport.client = None``), then restarts the
-consumer's bootsteps. Gossip's (and Mingle's) steps still hold channels of that closed connection: their
-cleanup (``ConsumerStep._close`` → redis ``Channel.close`` → delete the auto-delete fanout queue) and any
-later use of such a channel makes kombu's redis channel rebuild its pool from
-``self.connection.client.hostname`` (``Channel._connparams``) or call ``ignore_errors(c.connection, …)``
-with ``c.connection`` already ``None``: ``AttributeError("'NoneType' object has no attribute 'hostname'")``
-(kombu#582, the same path) or ``… 'connection_errors'``. An ``AttributeError`` is not one of the
-connection errors the consumer retries, so where it escapes the restart the worker logs
-``Unrecoverable error`` and exits. Every outage logged ``Error on restarting Gossip: AttributeError`` here.
+Why (docs/resilience.md): when the consumer loses Redis, celery 5.7 closes the broker connection
+(``Consumer.on_connection_error_after_connected``: ``collect()`` detaches the transport, then ``close()``)
+and restarts the consumer's bootsteps. Gossip's step still holds a channel of that closed connection; its
+restart cleanup (``ConsumerStep._close``: ``ignore_errors(c.connection, channel.close)`` with
+``c.connection`` already ``None``) raised ``AttributeError`` on every outage, logged as ``Error on
+restarting Gossip: AttributeError(…)`` (kombu#582 is the same path in an older release). The worker's
+exit itself came from the task channel (fixed in :mod:`slotsys.adapters.celery_broker`); this step is
+the other user of channels of the closed connection, so it is turned off rather than left to luck.
 
 The slot floor uses neither step: Gossip is worker-to-worker presence and leader election
 (``celery control election``), Mingle syncs revoked task ids and the logical clock with other workers at
