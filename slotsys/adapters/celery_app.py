@@ -1,4 +1,15 @@
-"""Celery wiring: Redis broker in production, eager (in-process) in the embedded default."""
+"""Celery wiring: Redis broker in production, eager (in-process) in the embedded default.
+
+Broker outages (docs/resilience.md): the Redis transport is kombu's with one fix
+(``slotsys.adapters.celery_broker``: a channel of the connection the consumer has just closed raised
+``AttributeError … 'hostname'``, which made the worker exit when Redis went away while tasks ran); the
+worker retries its broker connection forever (``broker_connection_max_retries=None``; Celery's default, 100
+attempts, ends the worker after about 47 minutes away); its consumer runs without the Gossip and Mingle
+steps (``slotsys.adapters.celery_consumer``: their restart used channels of the closed connection too);
+every Redis socket has a timeout and TCP keepalive (``BROKER_TRANSPORT_OPTIONS``), so a Redis that hangs
+instead of refusing is noticed as well. Awards whose task could not be enqueued while Redis was away are
+paid by beat's sweep (``jackpot_controller.sweep``) from PostgreSQL.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +21,21 @@ from slotsys.settings import Settings
 
 TASK_MODULES = ["slotsys.tasks", "tito.tasks", "jackpot_controller.tasks"]
 
+# kombu's Redis transport with the fix for a channel of a closed connection (see that module)
+REDIS_TRANSPORT = "slotsys.adapters.celery_broker:Transport"
+
+# kombu's Redis transport options (seconds). socket_timeout bounds a blocking command (a publish, an ack) on a
+# Redis that stopped answering; it is above the transport's 1 s BRPOP timeout. health_check_interval: a
+# connection idle that long is PINGed before use. retry_on_timeout stays off: a timed-out publish is not
+# replayed blindly (the sweep pays whatever was not enqueued; a duplicate award task pays nothing anyway).
+BROKER_TRANSPORT_OPTIONS = {
+    "socket_timeout": 10.0,
+    "socket_connect_timeout": 3.0,
+    "socket_keepalive": True,
+    "health_check_interval": 10,
+    "retry_on_timeout": False,
+}
+
 
 def make_celery(settings: Settings) -> Celery:
     app = Celery("slotsys", broker=settings.redis_url or "memory://", include=TASK_MODULES)
@@ -20,6 +46,12 @@ def make_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         broker_connection_retry_on_startup=True,
+        broker_connection_retry=True,
+        broker_connection_max_retries=None,  # retry for as long as Redis is away (default: 100 attempts, then exit)
+        broker_connection_timeout=3.0,
+        broker_transport_options=BROKER_TRANSPORT_OPTIONS,
+        worker_consumer="slotsys.adapters.celery_consumer:Consumer",  # no Gossip/Mingle: see that module
+        **({"broker_transport": REDIS_TRANSPORT} if (settings.redis_url or "").startswith("redis://") else {}),
         task_ignore_result=True,
         timezone="UTC",
         beat_schedule={
