@@ -139,8 +139,8 @@ class RedisRevocationBus:
                     if msg and msg.get("type") == "message":
                         data = msg["data"]
                         callback(data.decode() if isinstance(data, bytes) else str(data))
-            except Exception:
-                log.warning("auth.revocation_listener_reconnecting", exc_info=True)
+            except Exception as exc:
+                log.warning("auth.revocation_listener_reconnecting", error=str(exc), retry_in_s=backoff)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 5.0)
             finally:
