@@ -55,20 +55,22 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
     stop = time.perf_counter() + seconds
     lat: list[float] = []
     statuses: collections.Counter = collections.Counter()
+    spin_status: collections.Counter = collections.Counter()
     lock = threading.Lock()
 
     def spinner(m):
         c = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {m['key']}"}, timeout=30)
         bet = {"lines": 1, "multiplier": 1} if m["game"].endswith("_50") else {"reels": 1, "multiplier": 1}
         local = []
-        c.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 500_000}, headers={"Idempotency-Key": uuid.uuid4().hex})
+        c.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 50_000}, headers={"Idempotency-Key": uuid.uuid4().hex})
         while time.perf_counter() < stop:
             t0 = time.perf_counter()
             r = c.post(f"/api/v1/machines/{m['asset']}/spin", json=bet, headers={"Idempotency-Key": uuid.uuid4().hex})
+            spin_status[r.status_code] += 1
             if r.status_code == 200:
                 local.append(time.perf_counter() - t0)
             elif r.status_code == 409:
-                c.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 500_000},
+                c.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 50_000},
                        headers={"Idempotency-Key": uuid.uuid4().hex})
         with lock:
             lat.extend(local)
@@ -91,6 +93,8 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
         t.start()
     for t in ts:
         t.join()
+    if not lat:
+        raise SystemExit(f"no spin succeeded: {dict(spin_status)}")
     return lat, statuses
 
 
@@ -133,6 +137,7 @@ def main() -> None:
                    SLOTSYS_LOG_JSON="true", SLOTSYS_CELERY_EAGER="true", PROMETHEUS_MULTIPROC_DIR=str(tmp / "prom"),
                    **CONFIGS[name])
         env.pop("REDIS_URL", None)
+        (tmp / "prom").mkdir()
         dbname = None
         if args.pg:
             dbname = f"slotsys_bench_{uuid.uuid4().hex[:8]}"

@@ -73,11 +73,13 @@ class Settings(BaseSettings):
     # Failed sign-ins allowed per client address (``limits`` notation; Redis when REDIS_URL is set, else
     # in-process memory); beyond it 429 + Retry-After without checking the password.
     staff_login_address_limit: str = "20/5 minutes"
-    # Password hashes (scrypt, ~50-100 ms of CPU each) run at most this many at once per process; a sign-in
-    # that waits longer than STAFF_LOGIN_HASH_WAIT_S for a slot gets 503 + Retry-After, so guessing clients
-    # cannot take the CPU from spins.
+    # Password hashes (scrypt, ~50-100 ms of CPU each) run at most STAFF_LOGIN_HASH_SLOTS at once per process,
+    # busy at most STAFF_LOGIN_HASH_DUTY of the time (a slot rests after each hash); a sign-in that cannot
+    # start within STAFF_LOGIN_HASH_WAIT_S, or finds another already waiting, gets 503 + Retry-After, so
+    # guessing clients cannot take the CPU (nor the request threads) from spins.
     staff_login_hash_slots: int = Field(default=1, ge=1, le=64)
-    staff_login_hash_wait_s: float = Field(default=0.25, ge=0, le=30)
+    staff_login_hash_duty: float = Field(default=0.25, gt=0, le=1)
+    staff_login_hash_wait_s: float = Field(default=1.0, ge=0, le=30)
     cage_opening_float_won: int = 500_000_000
     max_body_bytes: int = 64 * 1024
     log_json: bool = False

@@ -11,9 +11,10 @@ Rules (docs/staff-auth.md; the pure parts in ``slotsys.domain.staff_auth``):
 * **Same work for every username.** An unknown or deactivated username is verified against a dummy
   scrypt hash, and every failure writes the same rows, so the response time does not tell whether
   the username exists.
-* **Bounded hashing.** scrypt runs in at most ``staff_login_hash_slots`` threads per process; a
-  sign-in that cannot get a slot within ``staff_login_hash_wait_s`` is refused 503 + Retry-After
-  (``LoginBusy``). The hash runs outside any database transaction.
+* **Bounded hashing** (:class:`HashGate`). scrypt runs in at most ``staff_login_hash_slots`` threads
+  per process, busy at most ``staff_login_hash_duty`` of the time, with one waiter per slot; any other
+  sign-in is refused at once 503 + Retry-After (``LoginBusy``). The hash runs outside any database
+  transaction.
 * **Revocation.** Logout deletes the presented token; deactivation, a password change or an admin
   reset delete every token of the user. Each revocation evicts the token(s) from this process's
   cache and is published (Redis pub/sub) to every other process; every cached staff token is
@@ -26,6 +27,7 @@ Rules (docs/staff-auth.md; the pure parts in ``slotsys.domain.staff_auth``):
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from datetime import datetime, timedelta
@@ -61,7 +63,7 @@ class AuthService:
         self._cache: dict[str, tuple[Principal, float, datetime | None, int | None]] = {}
         self.policy = LockoutPolicy(s.staff_lockout_failures, timedelta(seconds=s.staff_lockout_window_s),
                                     timedelta(seconds=s.staff_lockout_s))
-        self._hash_slots = threading.BoundedSemaphore(s.staff_login_hash_slots)
+        self.hash_gate = HashGate(s.staff_login_hash_slots, s.staff_login_hash_duty, s.staff_login_hash_wait_s)
         ns = namespace(s.database_url)
         self.addresses = AddressLimiter(s.staff_login_address_limit, s.redis_url, ns)
         self.bus = make_revocation_bus(s.redis_url, ns)
@@ -128,29 +130,12 @@ class AuthService:
         return locks
 
     def _verify(self, password: str, stored: str) -> bool:
-        with self._hashing():
+        with self.hash_gate.slot():
             return verify_password(password, stored)
 
     def _hash(self, password: str) -> str:
-        with self._hashing():
+        with self.hash_gate.slot():
             return hash_password(password)
-
-    class _Slot:
-        def __init__(self, sem: threading.BoundedSemaphore) -> None:
-            self.sem = sem
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc) -> None:
-            self.sem.release()
-
-    def _hashing(self) -> "AuthService._Slot":
-        """A password-hashing slot (``Settings.staff_login_hash_slots`` per process), or ``LoginBusy``."""
-        if not self._hash_slots.acquire(timeout=self.ctx.settings.staff_login_hash_wait_s):
-            log.warning("auth.hashing_busy")
-            raise LoginBusy("every sign-in slot is busy: retry in a second", retry_after=1)
-        return AuthService._Slot(self._hash_slots)
 
     # ------------------------------------------------------------------ bearer authentication
     def authenticate(self, authorization: str | None) -> Principal:
@@ -335,6 +320,55 @@ class AuthService:
         if role not in ROLES:
             raise ValidationFailed(f"role must be one of {', '.join(ROLES)}", field="role")
         return uow.staff.add(StaffUser(username=username, password_hash=hash_password(password), role=role))
+
+
+class HashGate:
+    """Keeps password hashing (scrypt: CPU-bound, 50-100 ms) from starving the spins of its process.
+
+    At most ``slots`` hashes run at once and as many requests may wait for one; the hashes use at most
+    ``duty`` (0-1] of the time of each slot on average: after a hash that took t seconds of CPU its slot
+    rests ``t × (1/duty - 1)`` before the next one starts. A request that finds the waiting room full, or cannot
+    start within ``wait_s``, is refused at once with ``LoginBusy`` (503, ``retry_after`` 1 s), so guessing
+    clients hold at most 2 × ``slots`` request threads and ``duty`` × ``slots`` of a core per process."""
+
+    def __init__(self, slots: int, duty: float, wait_s: float) -> None:
+        self._slots = threading.BoundedSemaphore(slots)
+        self._room = threading.BoundedSemaphore(slots)
+        self._lock = threading.Lock()
+        self._rest_until = 0.0  # monotonic time before which no new hash starts
+        self.duty, self.wait_s = duty, wait_s
+
+    @contextlib.contextmanager
+    def slot(self):
+        deadline = time.monotonic() + self.wait_s
+        if not self._room.acquire(blocking=False):
+            raise self._busy()
+        try:
+            got = self._slots.acquire(timeout=self.wait_s)
+        finally:
+            self._room.release()
+        if not got:
+            raise self._busy()
+        try:
+            rest = self._rest_until - time.monotonic()
+            if rest > 0:
+                if time.monotonic() + rest > deadline:
+                    raise self._busy()
+                time.sleep(rest)
+            t0 = time.thread_time()
+            try:
+                yield
+            finally:
+                took = time.thread_time() - t0  # CPU the hash used, not the wall time a busy box stretches it to
+                with self._lock:
+                    self._rest_until = max(self._rest_until, time.monotonic() + took * (1 / self.duty - 1))
+        finally:
+            self._slots.release()
+
+    @staticmethod
+    def _busy() -> LoginBusy:
+        log.warning("auth.hashing_busy")
+        return LoginBusy("sign-in is busy: retry in a second", retry_after=1)
 
 
 def _state(row) -> LockoutState:

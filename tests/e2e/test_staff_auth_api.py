@@ -140,10 +140,10 @@ def test_the_lockout_survives_a_restart(app, tmp_path):
 
 @pytest.fixture
 def strict_app(tmp_path):
-    """The app with a tight per-address limit (3 failures / 5 min) and one hashing slot that never waits."""
+    """The app with a tight per-address limit (3 failures / 5 min) and one hashing slot, waited for 0.5 s at most."""
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'floor.db'}", redis_url=None, celery_eager=True,
                         credentials_file=tmp_path / "creds.json", staff_login_address_limit="3/5 minutes",
-                        staff_login_hash_slots=1, staff_login_hash_wait_s=0)
+                        staff_login_hash_slots=1, staff_login_hash_wait_s=0.5)
     a = _make_app(settings)
     yield a
     a.extensions["slotsys"].jackpots.driver.stop()
@@ -171,7 +171,7 @@ def test_sign_in_is_refused_503_when_every_hashing_slot_is_busy(strict_app):
     api = Api(strict_app)
     auth = strict_app.extensions["slotsys"].auth
     op = creds(api, "operator")
-    with auth._hashing():  # another request is hashing on this process's only slot
+    with auth.hash_gate.slot():  # another request is hashing on this process's only slot
         r = login(api, op["username"], op["password"])
     assert_problem(r, 503, "login-busy")
     assert r.headers["Retry-After"] == "1"
