@@ -9,7 +9,7 @@ spins' p50 / p95 alone and under guessing, and what the guessers got (401 = a pa
 
 Configurations (settings through the environment, as production sets them):
 
-* ``unbounded``: no address limit and 64 hashing slots, each username unlocked before it can lock:
+* ``unbounded``: no address limit, 64 hashing slots never resting, no lock-out within the run:
   every guess is a scrypt on a request thread (the behaviour the outside tester measured);
 * ``slots``: no address limit, the default hashing slots (1 per process): what a guesser from many
   addresses meets;
@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 CONFIGS = {
     "unbounded": {"SLOTSYS_STAFF_LOGIN_ADDRESS_LIMIT": "1000000/second", "SLOTSYS_STAFF_LOGIN_HASH_SLOTS": "64",
+                  "SLOTSYS_STAFF_LOGIN_HASH_DUTY": "1", "SLOTSYS_STAFF_LOGIN_HASH_WAIT_S": "30",
                   "SLOTSYS_STAFF_LOCKOUT_FAILURES": "1000"},
     "slots": {"SLOTSYS_STAFF_LOGIN_ADDRESS_LIMIT": "1000000/second", "SLOTSYS_STAFF_LOCKOUT_FAILURES": "1000"},
     "default": {},
@@ -59,6 +60,12 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
     lock = threading.Lock()
 
     def spinner(m):
+        try:
+            _spinner(m)
+        except Exception as exc:  # report, do not die silently
+            print(f"spinner {m['asset']}: {exc!r}", file=sys.stderr)
+
+    def _spinner(m):
         c = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {m['key']}"}, timeout=30)
         bet = {"lines": 1, "multiplier": 1} if m["game"].endswith("_50") else {"reels": 1, "multiplier": 1}
         local = []
@@ -76,6 +83,12 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
             lat.extend(local)
 
     def guesser(i):
+        try:
+            _guesser(i)
+        except Exception as exc:
+            print(f"guesser {i}: {exc!r}", file=sys.stderr)
+
+    def _guesser(i):
         c = httpx.Client(base_url=base, timeout=30)
         local: collections.Counter = collections.Counter()
         n = 0
@@ -94,14 +107,15 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
     for t in ts:
         t.join()
     if not lat:
-        raise SystemExit(f"no spin succeeded: {dict(spin_status)}")
+        raise SystemExit(f"no spin succeeded: {dict(spin_status)} (gunicorn log: {base})")
     return lat, statuses
 
 
-def serve(env: dict, workers: int, threads: int, port: int):
-    server = subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "--workers", str(workers),
-                               "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
-                              env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def serve(env: dict, workers: int, threads: int, port: int, log: Path):
+    with open(log, "wb") as out:
+        server = subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "--workers", str(workers),
+                                   "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
+                                  env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -111,7 +125,7 @@ def serve(env: dict, workers: int, threads: int, port: int):
             pass
         time.sleep(0.2)
     server.terminate()
-    raise SystemExit("gunicorn did not become ready")
+    raise SystemExit(f"gunicorn did not become ready: see {log}")
 
 
 def main() -> None:
@@ -149,7 +163,7 @@ def main() -> None:
         subprocess.run([BIN / "slotsys", "seed"], env=env, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
         creds = json.loads((tmp / "creds.json").read_text())
         usernames = [s["username"] for s in creds["staff"]]
-        server, base = serve(env, args.workers, args.threads, args.port)
+        server, base = serve(env, args.workers, args.threads, args.port, tmp / "gunicorn.log")
         try:
             machines = creds["machines"][: args.machines]
             run_phase(base, machines, usernames, 1.5, 0)  # warm-up
