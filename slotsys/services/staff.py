@@ -83,6 +83,7 @@ class AuthService:
             log.warning("auth.login_throttled", by="address", username=username[:200], address=address, retry_after=wait)
             raise LoginThrottled(f"too many failed sign-ins from this address: try again in {wait} s",
                                  retry_after=wait)
+        self.hash_gate.check()
         now = self.ctx.clock.now()
         with self.ctx.uow(readonly=True) as uow:
             self._refuse_if_locked(uow, username, now, address)
@@ -337,6 +338,12 @@ class HashGate:
         self._lock = threading.Lock()
         self._rest_until = 0.0  # monotonic time before which no new hash starts
         self.duty, self.wait_s = duty, wait_s
+
+    def check(self) -> None:
+        """``LoginBusy`` at once if a request already waits for every slot (a fast path: no database work)."""
+        if not self._room.acquire(blocking=False):
+            raise self._busy()
+        self._room.release()
 
     @contextlib.contextmanager
     def slot(self):
