@@ -42,7 +42,8 @@ def nodes(pg_app):
 
 
 def _refused_within(client, token: str, since: float, limit_s: float = 1.0) -> float:
-    """Poll ``client`` with ``token`` until it is refused (401); seconds from ``since``. Fails past ``limit_s``."""
+    """Poll ``client`` with ``token`` until it is refused (401); seconds from ``since`` (the moment the revoking
+    request was answered, i.e. committed). Fails past ``limit_s``."""
     while True:
         r = client.get(PROBE, headers={"Authorization": f"Bearer {token}"})
         elapsed = time.monotonic() - since
@@ -69,19 +70,19 @@ def test_a_revocation_on_one_node_is_refused_on_the_other_within_a_second(nodes)
     # logout on A → B
     token = api.staff_token("auditor")
     _warm(token, ca, cb)
-    t0 = time.monotonic()
     assert ca.post("/api/v1/auth/logout", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    t0 = time.monotonic()
     delays["logout"] = _refused_within(cb, token, t0)
 
     # password change on B → A (every token of the user)
     token = ca.post("/api/v1/auth/login", json={"username": auditor["username"],
                                                  "password": auditor["password"]}).json["token"]
     _warm(token, ca, cb)
-    t0 = time.monotonic()
     r = cb.post("/api/v1/auth/password", json={"old_password": auditor["password"],
                                                "new_password": "a-new-long-password"},
                 headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200, r.json
+    t0 = time.monotonic()
     delays["password"] = _refused_within(ca, token, t0)
 
     # deactivation by an admin on A → B
@@ -89,9 +90,9 @@ def test_a_revocation_on_one_node_is_refused_on_the_other_within_a_second(nodes)
                                                  "password": "a-new-long-password"}).json["token"]
     _warm(token, ca, cb)
     admin = api.staff_token("admin")
-    t0 = time.monotonic()
     r = ca.post(f"/api/v1/staff/users/{auditor['username']}/deactivate", headers={"Authorization": f"Bearer {admin}"})
     assert r.status_code == 200, r.json
+    t0 = time.monotonic()
     delays["deactivate"] = _refused_within(cb, token, t0)
     assert cb.post("/api/v1/auth/login", json={"username": auditor["username"],
                                                "password": "a-new-long-password"}).status_code == 401
@@ -111,9 +112,9 @@ def test_without_redis_the_database_recheck_still_refuses_within_a_second(pg_app
         assert r.status_code == 200, r.json  # the address limiter fails open; the lock-out is in the database
         token = r.json["token"]
         _warm(token, ca, cb)
-        t0 = time.monotonic()
         assert ca.post("/api/v1/auth/logout", headers={"Authorization": f"Bearer {token}"}).status_code == 200
-        delay = _refused_within(cb, token, t0, limit_s=1.2)  # the re-check interval plus one request's time
+        t0 = time.monotonic()
+        delay = _refused_within(cb, token, t0)
         print(f"refused on the other node without Redis after {delay:.3f} s")
     finally:
         _stop(a)
