@@ -13,7 +13,9 @@ Configurations (settings through the environment, as production sets them):
   every guess is a scrypt on a request thread (the behaviour the outside tester measured);
 * ``slots``: no address limit, the default hashing slots (1 per process): what a guesser from many
   addresses meets;
-* ``default``: every default: 20 failures per address per 5 minutes, lock-out after 5, 1 slot.
+* ``default``: every default: 20 failures per address per 5 minutes, lock-out after 5, 1 slot;
+* ``healthz``: the same clients hammer ``GET /healthz`` instead: what 8 busy clients cost the spins
+  whatever they ask (the floor under any figure above).
 
     .venv/bin/python bench/login_guessing.py --pg postgresql://postgres@127.0.0.1:5432/postgres
     .venv/bin/python bench/login_guessing.py --seconds 8 --guessers 8 --machines 8
@@ -44,6 +46,7 @@ CONFIGS = {
                   "SLOTSYS_STAFF_LOCKOUT_FAILURES": "1000"},
     "slots": {"SLOTSYS_STAFF_LOGIN_ADDRESS_LIMIT": "1000000/second", "SLOTSYS_STAFF_LOCKOUT_FAILURES": "1000"},
     "default": {},
+    "healthz": {},  # not guessing: the same clients hammer GET /healthz, the cost of any 8 busy clients
 }
 
 
@@ -52,7 +55,8 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] * 1000 if xs else float("nan")
 
 
-def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: float, guessers: int):
+def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: float, guessers: int,
+              healthz: bool = False):
     stop = time.perf_counter() + seconds
     lat: list[float] = []
     statuses: collections.Counter = collections.Counter()
@@ -93,8 +97,11 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
         local: collections.Counter = collections.Counter()
         n = 0
         while time.perf_counter() < stop:
-            r = c.post("/api/v1/auth/login", json={"username": usernames[(i + n) % len(usernames)],
-                                                   "password": f"guess-{i}-{n}"})
+            if healthz:
+                r = c.get("/healthz")
+            else:
+                r = c.post("/api/v1/auth/login", json={"username": usernames[(i + n) % len(usernames)],
+                                                       "password": f"guess-{i}-{n}"})
             local[r.status_code] += 1
             n += 1
         with lock:
@@ -168,7 +175,7 @@ def main() -> None:
             machines = creds["machines"][: args.machines]
             run_phase(base, machines, usernames, 1.5, 0)  # warm-up
             alone, _ = run_phase(base, machines, usernames, args.seconds, 0)
-            guessed, statuses = run_phase(base, machines, usernames, args.seconds, args.guessers)
+            guessed, statuses = run_phase(base, machines, usernames, args.seconds, args.guessers, name == "healthz")
             ratio = statistics.median(guessed) / statistics.median(alone)
             print(f"{name:<10} {pct(alone, 50):>12.1f} ms {pct(alone, 95):>7.1f} ms {pct(guessed, 50):>9.1f} ms "
                   f"{pct(guessed, 95):>9.1f} ms {ratio:>5.2f}×  {dict(sorted(statuses.items()))}", flush=True)
