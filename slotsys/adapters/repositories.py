@@ -164,10 +164,20 @@ class StaffRepo:
         """Delete every token of a user; how many there were."""
         return self.s.execute(delete(StaffToken).where(StaffToken.user_id == user_id)).rowcount or 0
 
-    def throttle_for_update(self, username: str) -> StaffLoginThrottle | None:
-        """The username's sign-in counter, row-locked (PostgreSQL) until the transaction ends."""
-        return self.s.scalar(select(StaffLoginThrottle).where(StaffLoginThrottle.username == username)
-                             .with_for_update())
+    def throttle_for_update(self, username: str) -> StaffLoginThrottle:
+        """The username's sign-in counter (created empty if absent, so two first failures cannot both
+        count from zero), row-locked on PostgreSQL until the transaction ends."""
+        self.s.execute(self._upsert().values(username=username[:200], failures=0, window_start=None, locked_until=None)
+                       .on_conflict_do_nothing(index_elements=["username"]))
+        return self.s.scalar(select(StaffLoginThrottle).where(StaffLoginThrottle.username == username[:200])
+                             .with_for_update().execution_options(populate_existing=True))
+
+    def _upsert(self):
+        if self.s.get_bind().dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        return upsert(StaffLoginThrottle)
 
     def throttle(self, username: str) -> StaffLoginThrottle | None:
         return self.s.get(StaffLoginThrottle, username)
@@ -176,12 +186,7 @@ class StaffRepo:
         """Upsert the counter (two racing first failures: one inserts, the other updates)."""
         values = {"username": username, "failures": failures, "window_start": window_start,
                   "locked_until": locked_until}
-        dialect = self.s.get_bind().dialect.name
-        if dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as upsert
-        else:
-            from sqlalchemy.dialects.sqlite import insert as upsert
-        stmt = upsert(StaffLoginThrottle).values(**values)
+        stmt = self._upsert().values(**values)
         stmt = stmt.on_conflict_do_update(index_elements=["username"],
                                           set_={k: v for k, v in values.items() if k != "username"})
         self.s.execute(stmt)

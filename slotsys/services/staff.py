@@ -121,7 +121,7 @@ class AuthService:
     def _count_failure(self, uow, username: str, now: datetime, address: str | None, kind: str, reason: str) -> bool:
         """One more failure for ``username`` (row-locked), with its audit rows; whether it locked the username."""
         row = uow.staff.throttle_for_update(username)
-        state, locks = record_failure(_state(row) if row is not None else LockoutState(), now, self.policy)
+        state, locks = record_failure(_state(row), now, self.policy)
         uow.staff.save_throttle(username[:200], state.failures, state.window_start, state.locked_until)
         uow.staff.auth_event(kind, username, now, address=address, reason=reason, failures=state.failures)
         if locks:
@@ -302,7 +302,7 @@ class AuthService:
         require_role(admin, "admin")
         now = self.ctx.clock.now()
         with self.ctx.uow() as uow:
-            row = uow.staff.throttle_for_update(username)
+            row = uow.staff.throttle(username)
             was_locked = row is not None and locked_until(_state(row), now) is not None
             uow.staff.clear_throttle(username)
             uow.staff.auth_event("unlocked", username, now, address=address, actor=admin.name, was_locked=was_locked)

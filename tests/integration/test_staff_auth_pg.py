@@ -130,3 +130,25 @@ def test_a_lockout_on_one_node_holds_on_the_other(nodes):
         assert ca.post("/api/v1/auth/login", json={"username": op["username"], "password": f"no-{i}"}).status_code == 401
     r = cb.post("/api/v1/auth/login", json={"username": op["username"], "password": op["password"]})
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0, r.json
+
+
+def test_concurrent_failures_on_two_nodes_are_each_counted_once(nodes):
+    """Racing first failures on two nodes: the counter row is created before it is locked, so none is lost."""
+    import sqlalchemy as sa
+    from concurrent.futures import ThreadPoolExecutor
+
+    a, b = nodes
+    name = "race-for-the-counter"
+
+    def attempt(app):
+        return app.test_client().post("/api/v1/auth/login", json={"username": name, "password": "x"}).status_code
+
+    with ThreadPoolExecutor(8) as ex:
+        statuses = list(ex.map(attempt, [a, b] * 4))
+    assert set(statuses) <= {401, 429, 503}, statuses  # 503: a node's hashing slot was busy (nothing counted)
+    with a.extensions["slotsys"].uow.engine.connect() as c:
+        failures = c.execute(sa.text("SELECT failures FROM staff_login_throttle WHERE username = :u"),
+                             {"u": name}).scalar_one()
+        logged = c.execute(sa.text("SELECT count(*) FROM staff_auth_events WHERE username = :u AND kind = 'login_failed'"),
+                           {"u": name}).scalar_one()
+    assert failures == logged == statuses.count(401) >= 2, (failures, logged, statuses)
