@@ -92,7 +92,27 @@ class Settings(BaseSettings):
     casino_name: str = "Grand Seoul Casino"
     casino_site: str = "Seoul, Gangnam"
     ticket_expiry_days: int = 30
-    staff_token_hours: int = 12
+    staff_token_hours: int = 8  # a staff token's absolute lifetime (a shift), docs/staff-auth.md
+    # Staff sign-in (slotsys/services/staff.py, docs/staff-auth.md). A staff token is re-checked against the
+    # database at least every STAFF_AUTH_CACHE_S (≤ 1 s), so a logout, deactivation, password change or an
+    # expiry moved in the database holds on every node within 1 s even when Redis (the instant pub/sub
+    # invalidation) is down. Machine keys keep AUTH_CACHE_S.
+    staff_auth_cache_s: float = Field(default=1.0, ge=0, le=1.0)
+    # STAFF_LOCKOUT_FAILURES failed sign-ins of one username within STAFF_LOCKOUT_WINDOW_S lock it out for
+    # STAFF_LOCKOUT_S (429 + Retry-After; an admin may lift it sooner). Kept in the database.
+    staff_lockout_failures: int = Field(default=5, ge=1, le=1_000)
+    staff_lockout_window_s: int = Field(default=900, ge=1, le=86_400)
+    staff_lockout_s: int = Field(default=900, ge=1, le=86_400)
+    # Failed sign-ins allowed per client address (``limits`` notation; Redis when REDIS_URL is set, else
+    # in-process memory); beyond it 429 + Retry-After without checking the password.
+    staff_login_address_limit: str = "20/5 minutes"
+    # Password hashes (scrypt, ~50-100 ms of CPU each) run at most STAFF_LOGIN_HASH_SLOTS at once per process,
+    # busy at most STAFF_LOGIN_HASH_DUTY of the time (a slot rests after each hash); a sign-in that cannot
+    # start within STAFF_LOGIN_HASH_WAIT_S, or finds another already waiting, gets 503 + Retry-After, so
+    # guessing clients cannot take the CPU (nor the request threads) from spins.
+    staff_login_hash_slots: int = Field(default=1, ge=1, le=64)
+    staff_login_hash_duty: float = Field(default=0.25, gt=0, le=1)
+    staff_login_hash_wait_s: float = Field(default=1.0, ge=0, le=30)
     cage_opening_float_won: int = 500_000_000
     max_body_bytes: int = 64 * 1024
     log_json: bool = False

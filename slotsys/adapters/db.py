@@ -194,6 +194,35 @@ class StaffToken(Base):
     expires_at: Mapped[datetime] = mapped_column(TZDateTime)
 
 
+class StaffLoginThrottle(Base):
+    """Failed sign-ins of one username as typed (known or not: migration 0012), and its lock-out
+    (``slotsys.domain.staff_auth``). Kept in the database so a lock-out survives a restart."""
+
+    __tablename__ = "staff_login_throttle"
+    username: Mapped[str] = mapped_column(String(200), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+    locked_until: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+
+
+class StaffAuthEvent(Base):
+    """Who signed in, failed, was locked out / unlocked, logged out, deactivated, changed a password
+    (migration 0012). ``kind``: login, login_failed, login_throttled, locked_out, unlocked, logout,
+    deactivated, reactivated, password_changed, password_reset. ``username`` as typed; ``actor`` the
+    admin for admin actions; ``address`` the client address."""
+
+    __tablename__ = "staff_auth_events"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    kind: Mapped[str] = mapped_column(String(24))
+    username: Mapped[str] = mapped_column(String(200))
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    actor: Mapped[str | None] = mapped_column(String(60), nullable=True)
+    detail: Mapped[dict] = mapped_column(JSON, default=dict)
+    __table_args__ = (Index("ix_staff_auth_events_username_at", "username", "at"),
+                      Index("ix_staff_auth_events_kind_at", "kind", "at"))
+
+
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
 Index("ix_game_rounds_created_at", GameRound.created_at)  # the floor screens' "today" figures (migration 0011)
 Index("ix_idempotency_records_created_at", IdempotencyRecord.created_at)  # the retention purge (migration 0016)

@@ -34,7 +34,11 @@ def problem(status: int, title: str, detail: str, *, code: str | None = None, fi
 
 
 def from_domain(err: DomainError) -> Response:
-    return problem(err.status, err.title, err.detail, code=err.code, field=err.field, **err.extra)
+    resp = problem(err.status, err.title, err.detail, code=err.code, field=err.field, **err.extra)
+    retry = err.extra.get("retry_after")
+    if err.status in (429, 503) and isinstance(retry, int) and not isinstance(retry, bool):
+        resp.headers["Retry-After"] = str(max(1, retry))  # delay-seconds (RFC 9110 §10.2.3)
+    return resp
 
 
 def from_validation(detail: dict) -> Response:

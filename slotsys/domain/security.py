@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -36,6 +37,14 @@ def verify_password(password: str, stored: str) -> bool:
         return False
     digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt_hex), n=2**14, r=8, p=1)
     return hmac.compare_digest(digest.hex(), digest_hex)
+
+
+@functools.lru_cache(maxsize=1)
+def dummy_hash() -> str:
+    """A stored-password string no password matches in practice (random password, random salt), with the
+    same scrypt cost as a real one: a sign-in for an unknown or deactivated username is verified against it,
+    so it takes the same time as a wrong password for a real user (no user enumeration by timing)."""
+    return hash_password(secrets.token_urlsafe(32))
 
 
 ROLES = ("operator", "cashier", "attendant", "auditor", "admin", "supervisor", "kiosk", "host", "pit")

@@ -118,6 +118,7 @@ def reissue_credentials(ctx: ServiceContext) -> dict:
                 continue
             password = secrets.token_urlsafe(9)
             user.password_hash = hash_password(password)
+            uow.staff.revoke_user_tokens(user.id)  # a new password ends every session (docs/staff-auth.md)
             creds["staff"].append({"username": username, "password": password, "role": role})
         creds["players"] = reissue_demo_pins(uow)
         uow.commit()

@@ -50,6 +50,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "apidocs.static": PUBLIC,  # Swagger UI files for /docs (slotsys/web/apidocs.py)
     # slotsys/api/staff.py
     "staff.login": PUBLIC,
+    "staff.logout": ANY_STAFF, "staff.change_password": ANY_STAFF,  # services/staff.py require_staff
+    "staff.unlock": staff(), "staff.deactivate": staff(), "staff.reset_password": staff(),
+    "staff.auth_events": staff("auditor"),
     "staff.floor": staff("operator", "attendant", "auditor"),
     "staff.audit": staff("auditor"),
     # slotsys/api/machines.py + services/floor.py require_machine
@@ -179,7 +182,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 
 # Endpoints whose allowed calls change state other rows rely on: run them last, in this order.
-RUN_LAST = ("players.card_unblock", "players.card_lost")
+# staff.logout revokes each caller's token, so nothing may run after it.
+RUN_LAST = ("players.card_unblock", "players.card_lost", "staff.logout")
 
 
 class Floor:
@@ -257,7 +261,7 @@ class Floor:
     def path_values(self, endpoint: str) -> dict:
         v = {"asset": "M001", "player_id": self.p1["player"], "card_number": self.p1["card_number"],
              "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
-             "seat": "1", "box": "1"}
+             "seat": "1", "box": "1", "username": "authz-nobody"}  # no such staff user: admin actions 404
         if endpoint.startswith("tables."):
             v.update(code="BAC-01", number=1)
         elif endpoint.startswith("jackpots."):
@@ -289,6 +293,9 @@ class Floor:
         bodies = {
             "staff.login": {"username": self.staff_login["username"], "password": self.staff_login["password"]},
             "players.login": dict(card),
+            # a wrong current password: 422, nobody's password (nor tokens) change
+            "staff.change_password": {"old_password": "not-the-password", "new_password": "authz-matrix-new-1"},
+            "staff.reset_password": {"new_password": "authz-matrix-new-1"},
             "machines.bill_in": {"amount": 10_000},
             "machines.spin": {"lines": 1, "multiplier": 1},
             "machines.ticket_in": {"validation_number": t},
@@ -447,6 +454,7 @@ def test_authorisation_matrix(api, app):
             if status in (401, 403):
                 wrong.append(f"{caller:>13} {method} {url} → {status} {problem.get('detail', '')} (expected allowed)")
     assert not wrong, "the right role is refused:\n" + "\n".join(wrong)
+    api._tokens.clear()  # staff.logout (run last) revoked every role's token: sign in again
     assert api.audit()["balanced"] is True
 
 

@@ -160,7 +160,10 @@
         .catch(function (e) { showLogin(problemText(e)); });
     });
     var out = document.getElementById("logout");
-    if (out) out.addEventListener("click", function () { sessionStorage.removeItem(AUTH_KEY); location.reload(); });
+    if (out) out.addEventListener("click", function () {  /* revoke the token on the server too (docs/staff-auth.md) */
+      var done = function () { sessionStorage.removeItem(AUTH_KEY); location.reload(); };
+      api("POST", "/api/v1/auth/logout").then(done, done);
+    });
     document.querySelectorAll("[data-lang]").forEach(function (b) { b.addEventListener("click", function () { setLang(b.getAttribute("data-lang")); }); });
   });
 
