@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import Response, request, stream_with_context
+from flask import Response, stream_with_context
 from pydantic import Field
 
 from jackpot_controller.adapters.stream import subscribe
 from jackpot_controller.services.controller import CHANNEL
-from slotsys.api.common import AUTH_DOC, StrictModel, idem_key, principal, reply, services
+from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
 from slotsys.services.staff import require_role
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
@@ -130,12 +130,26 @@ def correct(code: str, body: CorrectionIn):
     return reply(*services().jackpots.correct(principal(), code, body.value, body.reason, idem_key()))
 
 
+class HitsQuery(QueryModel):
+    limit: Limit(500) = 25
+    level: Annotated[str, Field(max_length=40)] | None = None
+
+
+class EventsQuery(HitsQuery):
+    limit: Limit(1000) = 100
+
+
+class StreamQuery(QueryModel):
+    max_seconds: Annotated[float, Field(ge=0, le=86_400, allow_inf_nan=False)] | None = None
+
+
 @bp.get("/hits")
-@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=25&level=CODE", **AUTH_DOC)
-def hits():
+@bp.input(HitsQuery, location="query", arg_name="query")
+@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=1..500 (default 25)&level=CODE",
+        **AUTH_DOC)
+def hits(query: HitsQuery):
     require_role(principal(), "operator", "auditor", "attendant")
-    limit = request.args.get("limit", "25")
-    return services().jackpots.hits(limit=int(limit) if limit.isdigit() else 25, level=request.args.get("level"))
+    return services().jackpots.hits(limit=query.limit, level=query.level)
 
 
 @bp.get("/handpays")
@@ -160,12 +174,12 @@ def verify(hit_id: int, body: VerifyIn):
 
 
 @bp.get("/events")
+@bp.input(EventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The jackpot event log: corrections, parameter changes, pauses, second hits, verifications "
-                "(auditor, operator); ?limit=100&level=CODE", **AUTH_DOC)
-def events():
+                "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE", **AUTH_DOC)
+def events(query: EventsQuery):
     require_role(principal(), "auditor", "operator")
-    limit = request.args.get("limit", "100")
-    return services().jackpots.events(limit=int(limit) if limit.isdigit() else 100, level=request.args.get("level"))
+    return services().jackpots.events(limit=query.limit, level=query.level)
 
 
 @bp.get("/queue")
@@ -184,12 +198,13 @@ def move_machine(asset: str, body: ZoneIn):
 
 
 @bp.get("/stream")
-@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller)", **AUTH_DOC)
-def stream():
+@bp.input(StreamQuery, location="query", arg_name="query")
+@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller); ?max_seconds= ends it",
+        **AUTH_DOC)
+def stream(query: StreamQuery):
     principal()
     svc = services()
     sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
-    max_s = request.args.get("max_seconds")
-    gen = svc.jackpots.stream(sub, max_seconds=float(max_s) if max_s and max_s.replace(".", "", 1).isdigit() else None)
+    gen = svc.jackpots.stream(sub, max_seconds=query.max_seconds)
     return Response(stream_with_context(gen), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timezone
 from typing import Any
 
 import structlog
@@ -30,7 +32,27 @@ def problem(status: int, title: str, detail: str, *, code: str | None = None, fi
     resp = Response(json.dumps(body), status=status, mimetype="application/problem+json")
     if status == 401:
         resp.headers["WWW-Authenticate"] = 'Bearer realm="slotsys"'
+    if status in (429, 503):  # every "try later" says when (RFC 9110 §10.2.3), so clients back off instead of failing
+        resp.headers["Retry-After"] = str(retry_after_seconds(extra.get("retry_after")))
     return resp
+
+
+def retry_after_seconds(value: Any, default: int = 1) -> int:
+    """Whole seconds for ``Retry-After`` (delay-seconds form, ≥ 1) from a refusal's ``retry_after``: seconds
+    (int/float) or an ISO 8601 moment (the TITO guard's lock-out end); ``default`` when absent or unreadable."""
+    if isinstance(value, bool) or value is None:
+        return default
+    if isinstance(value, (int, float)):
+        return max(1, math.ceil(value)) if math.isfinite(value) else default
+    if isinstance(value, str):
+        try:
+            until = datetime.fromisoformat(value)
+        except ValueError:
+            return default
+        if until.tzinfo is None:
+            until = until.replace(tzinfo=timezone.utc)
+        return max(1, math.ceil((until - datetime.now(timezone.utc)).total_seconds()))
+    return default
 
 
 def from_domain(err: DomainError) -> Response:

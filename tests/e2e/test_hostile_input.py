@@ -200,20 +200,24 @@ def test_hostile_paths_and_queries_are_problems(api, url):
     assert r.json.get("field"), r.json
 
 
-def test_path_integers_beyond_bigint_are_404_not_500(api, app):
+def test_path_ids_outside_the_integer_columns_are_422_naming_them(api, app):
+    """Every ``<int:…>`` path variable (player, redemption and hit ids, round and hand numbers) is looked up in
+    an SQL INTEGER column: 0, 2**31 (was a 500 on PostgreSQL), 2**63 and 10**30 → 422 naming the variable."""
     tried = 0
     for rule in app.url_map.iter_rules():
-        ints = [a for a, conv in rule._converters.items() if type(conv).__name__ == "Int64Converter"]
+        ints = [a for a, conv in rule._converters.items() if type(conv).__name__ == "IdConverter"]
         if not ints:
             continue
-        url = rule.rule
-        for a in rule.arguments:
-            url = url.replace(f"<int:{a}>", str(2**63)).replace(f"<{a}>", "M001")
-        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-            r = api.as_staff("admin", method, url, {} if method in ("POST", "PUT", "PATCH") else None)
-            assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json", (url, r.json)
-            tried += 1
-    assert tried >= 8
+        for bad in (0, 2**31, 2**63, 10**30):
+            url = rule.rule
+            for a in rule.arguments:
+                url = url.replace(f"<int:{a}>", str(bad)).replace(f"<{a}>", "M001")
+            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                r = api.as_staff("admin", method, url, {} if method in ("POST", "PUT", "PATCH") else None)
+                assert r.status_code == 422 and r.headers["Content-Type"] == "application/problem+json", (url, r.json)
+                assert r.json["field"] == ints[0], (url, r.json)
+                tried += 1
+    assert tried >= 4 * 20
 
 
 @pytest.mark.parametrize("field, value", [("points_idle_days", 10**12), ("redemption_hold_seconds", 10**12),

@@ -19,4 +19,4 @@ def test_hostile_text_on_postgresql(pg_api, pg_app):
 def test_hostile_paths_queries_and_huge_path_integers_on_postgresql(pg_api, pg_app):
     for url in hostile.HOSTILE_URLS:
         hostile.test_hostile_paths_and_queries_are_problems(pg_api, url)
-    hostile.test_path_integers_beyond_bigint_are_404_not_500(pg_api, pg_app)
+    hostile.test_path_ids_outside_the_integer_columns_are_422_naming_them(pg_api, pg_app)
