@@ -15,6 +15,7 @@ from pydantic import Field
 from jackpot_controller.adapters.stream import subscribe
 from jackpot_controller.services.controller import CHANNEL
 from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
+from slotsys.api.exports import ExportQuery, report
 from slotsys.services.staff import require_role
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
@@ -130,7 +131,7 @@ def correct(code: str, body: CorrectionIn):
     return reply(*services().jackpots.correct(principal(), code, body.value, body.reason, idem_key()))
 
 
-class HitsQuery(QueryModel):
+class HitsQuery(ExportQuery):
     limit: Limit(500) = 25
     level: Annotated[str, Field(max_length=40)] | None = None
 
@@ -145,11 +146,11 @@ class StreamQuery(QueryModel):
 
 @bp.get("/hits")
 @bp.input(HitsQuery, location="query", arg_name="query")
-@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=1..500 (default 25)&level=CODE",
+@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=1..500 (default 25)&level=CODE&format=csv",
         **AUTH_DOC)
 def hits(query: HitsQuery):
     require_role(principal(), "operator", "auditor", "attendant")
-    return services().jackpots.hits(limit=query.limit, level=query.level)
+    return report(services().jackpots.hits(limit=query.limit, level=query.level), query, "hits")
 
 
 @bp.get("/handpays")

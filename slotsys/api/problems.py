@@ -96,13 +96,19 @@ PROBLEM_SCHEMA = {
 def document_problems(spec: dict) -> dict:
     """OpenAPI spec processor: every error response is ``application/problem+json`` with the Problem schema
     (APIFlask documents its own ``{"message", "detail"}`` JSON, which this API never returns), and every
-    operation documents a ``default`` problem response (403, 409, 413, 415, 429, 503 …)."""
+    operation documents a ``default`` problem response (403, 409, 413, 415, 429, 503 …). Integer path variables
+    (ids, round and hand numbers: SQL INTEGER columns) are documented as 1 … 2**31 - 1, as ``slotsys.app`` enforces."""
+    from slotsys.api.common import MAX_ID
+
     spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
     ref = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for ops in spec.get("paths", {}).values():
         for op in ops.values():
             if not isinstance(op, dict) or "responses" not in op:
                 continue
+            for param in op.get("parameters", []):
+                if param.get("in") == "path" and param.get("schema", {}).get("type") == "integer":
+                    param["schema"].update(minimum=1, maximum=MAX_ID)
             for code, resp in op["responses"].items():
                 if code[:1] in ("4", "5"):
                     resp["content"] = ref

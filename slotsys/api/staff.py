@@ -5,6 +5,7 @@ from __future__ import annotations
 from apiflask import APIBlueprint
 
 from slotsys.api.common import AUTH_DOC, StrictModel, principal, services
+from slotsys.api.exports import ExportQuery, report
 from slotsys.services.staff import require_role
 
 bp = APIBlueprint("staff", __name__, url_prefix="/api/v1", tag="Staff")
@@ -23,10 +24,12 @@ def login(body: LoginIn):
 
 
 @bp.get("/floor")
-@bp.doc(summary="Zones and machines with credits and meters (operator, attendant, auditor)", **AUTH_DOC)
-def floor():
+@bp.input(ExportQuery, location="query", arg_name="query")
+@bp.doc(summary="Zones and machines with credits and meters (operator, attendant, auditor); ?format=csv&table=machines",
+        **AUTH_DOC)
+def floor(query: ExportQuery):
     require_role(principal(), "operator", "attendant", "auditor")
-    return services().floor.floor()
+    return report(services().floor.floor(), query, "meters")
 
 
 @bp.get("/audit/ledger")
