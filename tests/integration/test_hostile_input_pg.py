@@ -29,10 +29,7 @@ def test_ids_above_the_integer_columns_on_postgresql(pg_api):
 
 def test_bad_query_parameters_on_postgresql(pg_api):
     """``?shoe_no=`` beyond INTEGER was a 500 here; every bad query parameter is a 422 naming it."""
-    for url, field in [("/api/v1/tables/BAC-01/roadmaps?shoe_no=2147483648", "shoe_no"),
-                       ("/api/v1/tables/BAC-01/roadmaps?shoe_no=99999999999999999999999", "shoe_no"),
-                       ("/api/v1/jackpots/hits?limit=%C2%B2", "limit"), ("/api/v1/jackpots/events?limit=%C2%B2", "limit")]:
-        hostile.test_bad_query_parameters_are_422_naming_them(pg_api, url, field)
+    hostile.test_bad_query_parameters_are_422_naming_them(pg_api)
 
 
 def test_duplicate_keys_on_postgresql(pg_api):
