@@ -46,8 +46,6 @@ def test_pages_refuse_to_be_framed(browser, live):
     server, _ = live
     ctx = browser.new_context()
     pg = ctx.new_page()
-    messages: list[str] = []
-    pg.on("console", lambda m: messages.append(m.text))
     pg.set_content(f'<iframe id="f" src="{server.url}/cashier"></iframe>')
     pg.wait_for_timeout(1500)
     frame = pg.frame_locator("#f")
