@@ -9,10 +9,9 @@ import structlog
 from apiflask import APIFlask
 from flask import g, request
 from werkzeug.exceptions import HTTPException
-from werkzeug.routing import IntegerConverter
 
 from slotsys import admission, metrics
-from slotsys.api import problems
+from slotsys.api import guards, problems
 from slotsys.api.common import principal
 from slotsys.bootstrap import build_services
 from slotsys.domain.errors import DomainError
@@ -21,14 +20,6 @@ from slotsys.settings import Settings, get_settings
 
 log = structlog.get_logger("slotsys.http")
 PUBLIC_ENDPOINTS = {"staff.login", "players.login", "screens.jackpot_stream"}  # every other /api/v1 endpoint needs a key or a token
-
-
-class Int64Converter(IntegerConverter):
-    """``<int:…>`` path values within BIGINT (0 … 2**63 - 1); a larger number matches no route (404)."""
-
-    def __init__(self, map, *args, **kwargs) -> None:
-        kwargs.setdefault("max", 2**63 - 1)
-        super().__init__(map, *args, **kwargs)
 
 
 def _nul_in_url() -> str | None:
@@ -50,7 +41,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app = APIFlask("slotsys", title="Slot floor & jackpot system", version="1.0", spec_path="/openapi.json",
                    docs_path="/docs")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
-    app.url_map.converters["int"] = Int64Converter  # before any route: <int:…> beyond BIGINT is a 404, not a 500
+    app.url_map.converters["int"] = guards.IdConverter  # before any route: <int:…> outside INTEGER is a 422 (below)
+    app.json = guards.StrictJSONProvider(app)  # bodies: UTF-8 only, no duplicate keys (400 naming the key)
+    app.request_class = guards.StrictRequest
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # OPTIONS gets a 405 problem, not an empty 200
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
@@ -93,9 +86,15 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         if nul:  # PostgreSQL text cannot hold NUL: refuse it before any lookup
             return problems.problem(400, "Bad request", f"{nul} must not contain the NUL character",
                                     code="malformed-url", field=nul)
+        bad_id = guards.path_id_out_of_range(request.url_rule, request.view_args)
+        if bad_id:  # the id columns are INTEGER: never hand the database a number it cannot hold
+            return problems.problem(422, "The request is not valid", f"{bad_id} must be between 1 and {guards.MAX_ID:,}",
+                                    code="validation-failed", field=bad_id)
         if request.method in ("POST", "PUT", "PATCH") and (request.content_length or 0) > 0 and not request.is_json:
             return problems.problem(415, "Unsupported media type", "send the body as application/json (UTF-8)",
                                     code="unsupported-media-type", field="Content-Type")
+        if request.method in ("POST", "PUT", "PATCH") and (request.content_length or 0) > 0:
+            request.get_json()  # parsed (and cached) before any route: malformed, non-UTF-8, duplicate keys → 400
 
     @app.after_request
     def _finish(resp):
@@ -109,6 +108,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         # W3C Server-Timing: the client (a machine's log, a browser's dev tools, bench/floor_wrk.lua) sees both parts
         resp.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}" + (
             f", queue;dur={wait * 1000:.2f}" if wait is not None else "")
+        guards.security_headers(resp, request.endpoint)
         log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2), **queued,
                  principal=p.id if p else None)
         return resp

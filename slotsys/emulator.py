@@ -46,7 +46,7 @@ class Stats:
     tickets_kiosk: int = 0
     tickets_rejected: int = 0
     handpays: int = 0
-    shed_retries: int = 0  # 503 + Retry-After answers (admission control) retried with the same key
+    shed_retries: int = 0  # 503 / 429 + Retry-After answers (busy, database unavailable, throttled) retried, same key
     kiosk_empty: int = 0
     errors: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -75,7 +75,7 @@ class Client:
             except httpx.TransportError as e:
                 last = e
                 continue
-            if resp.status_code == 503 and "Retry-After" in resp.headers:  # busy or unavailable: back off, retry
+            if must_wait(resp):  # busy, unavailable or throttled: back off as told, retry with the same key
                 self.stats.add(shed_retries=1)
                 last = resp
                 time.sleep(retry_after_s(resp.headers["Retry-After"]))
@@ -84,6 +84,15 @@ class Client:
         if isinstance(last, httpx.Response):
             return last
         raise last  # type: ignore[misc]
+
+
+RETRY_STATUSES = (429, 503)
+
+
+def must_wait(resp: httpx.Response) -> bool:
+    """A "try again later" answer: 503 (overloaded, database unavailable) or 429 (throttled) with ``Retry-After``
+    (RFC 9110 §15.6.4, RFC 6585 §4). Nothing was applied, so a retry with the same Idempotency-Key is safe."""
+    return resp.status_code in RETRY_STATUSES and "Retry-After" in resp.headers
 
 
 def retry_after_s(value: str) -> float:
@@ -126,7 +135,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     def login(role: str) -> str:
         for _ in range(10):
             r = httpx.post(f"{base}/api/v1/auth/login", json={"username": staff[role]["username"], "password": staff[role]["password"]}, timeout=30)
-            if r.status_code != 503 or "Retry-After" not in r.headers:
+            if not must_wait(r):
                 break
             time.sleep(retry_after_s(r.headers["Retry-After"]))
         r.raise_for_status()
@@ -333,7 +342,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),
         ("tickets inserted into another machine", stats.tickets_machine),
         ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays), ("kiosk out of cash (went to the cage)", stats.kiosk_empty),
-        ("busy answers retried (503 Retry-After)", stats.shed_retries), ("errors", sum(stats.errors.values())),
+        ("busy answers retried (503/429 Retry-After)", stats.shed_retries), ("errors", sum(stats.errors.values())),
         ("ledger balanced", audit.get("balanced")), ("journal entries", audit.get("journal_entries")),
     ]:
         t.add_row(k, str(v))

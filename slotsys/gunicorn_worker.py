@@ -12,6 +12,9 @@ bytes did). On the thread that takes it up, once the request line and headers ar
   fraction of serving (a refusal that went through Flask cost about as much CPU as the spins it displaced);
   ``slotsys_http_shed_total{endpoint}`` counts it (and ``slotsys_http_requests_total{endpoint,"503"}``,
   ``slotsys_http_queue_seconds``), and one warning a second per worker sums them up;
+* ``Connection: close`` from the app (after a 413, whose unread body must not be parsed as the next request) is
+  honoured: gunicorn drops hop-by-hop headers an app sets and would say ``keep-alive``, then close anyway;
+  :class:`_HonourClose` marks gunicorn's response to close, so the answer says ``Connection: close`` and does it;
 * served: the queue time is handed to the app (:func:`slotsys.admission.request_queued`) for its
   ``Server-Timing`` header, the ``queue_ms`` of its access log line and ``slotsys_http_queue_seconds``.
 
@@ -59,6 +62,10 @@ class AdmissionWorker(ThreadWorker):
         self._stream_loop = None
         self._stream_lock = threading.Lock()
         super().init_process()
+
+    def load_wsgi(self):
+        super().load_wsgi()
+        self.wsgi = _HonourClose(self.wsgi)
 
     def enqueue_req(self, conn):
         conn.slotsys_queued_at = time.monotonic()
@@ -169,6 +176,28 @@ class AdmissionWorker(ThreadWorker):
             return self.wsgi.url_map.bind("localhost").match(req.path, req.method)[0]
         except Exception:
             return "unknown"
+
+
+class _HonourClose:
+    """WSGI wrapper: an app's ``Connection: close`` header forces gunicorn's response to close (its
+    ``start_response`` is a bound method of that response; ``force_close`` is its own API). Other attributes are
+    the app's (``url_map`` for :meth:`AdmissionWorker._endpoint`)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def __getattr__(self, name: str):
+        return getattr(self.app, name)
+
+    def __call__(self, environ, start_response):
+        def _start(status, headers, exc_info=None):
+            if any(k.lower() == "connection" and v.strip().lower() == "close" for k, v in headers):
+                owner = getattr(start_response, "__self__", None)
+                if owner is not None and hasattr(owner, "force_close"):
+                    owner.force_close()
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, _start)
 
 
 def _header(req, name: str) -> str | None:

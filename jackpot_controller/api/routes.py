@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import request
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, StrictModel, idem_key, principal, reply, services
+from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
+from slotsys.api.exports import ExportQuery, report
 from slotsys.api.streaming import sse_response
 from slotsys.services.staff import require_role
 
@@ -129,12 +129,26 @@ def correct(code: str, body: CorrectionIn):
     return reply(*services().jackpots.correct(principal(), code, body.value, body.reason, idem_key()))
 
 
+class HitsQuery(ExportQuery):
+    limit: Limit(500) = 25
+    level: Annotated[str, Field(max_length=40)] | None = None
+
+
+class EventsQuery(HitsQuery):
+    limit: Limit(1000) = 100
+
+
+class StreamQuery(QueryModel):
+    max_seconds: Annotated[float, Field(ge=0, le=86_400, allow_inf_nan=False)] | None = None
+
+
 @bp.get("/hits")
-@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=25&level=CODE", **AUTH_DOC)
-def hits():
+@bp.input(HitsQuery, location="query", arg_name="query")
+@bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=1..500 (default 25)&level=CODE&format=csv",
+        **AUTH_DOC)
+def hits(query: HitsQuery):
     require_role(principal(), "operator", "auditor", "attendant")
-    limit = request.args.get("limit", "25")
-    return services().jackpots.hits(limit=int(limit) if limit.isdigit() else 25, level=request.args.get("level"))
+    return report(services().jackpots.hits(limit=query.limit, level=query.level), query, "hits")
 
 
 @bp.get("/handpays")
@@ -159,12 +173,12 @@ def verify(hit_id: int, body: VerifyIn):
 
 
 @bp.get("/events")
+@bp.input(EventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The jackpot event log: corrections, parameter changes, pauses, second hits, verifications "
-                "(auditor, operator); ?limit=100&level=CODE", **AUTH_DOC)
-def events():
+                "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE", **AUTH_DOC)
+def events(query: EventsQuery):
     require_role(principal(), "auditor", "operator")
-    limit = request.args.get("limit", "100")
-    return services().jackpots.events(limit=int(limit) if limit.isdigit() else 100, level=request.args.get("level"))
+    return services().jackpots.events(limit=query.limit, level=query.level)
 
 
 @bp.get("/queue")
@@ -183,9 +197,9 @@ def move_machine(asset: str, body: ZoneIn):
 
 
 @bp.get("/stream")
-@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller); served by the stream "
-                "server or the worker's event loop (docs/streams.md)", **AUTH_DOC)
-def stream():
+@bp.input(StreamQuery, location="query", arg_name="query")
+@bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller; ?max_seconds= ends it); "
+                "served by the stream server or the worker's event loop (docs/streams.md)", **AUTH_DOC)
+def stream(query: StreamQuery):
     principal()
-    max_s = request.args.get("max_seconds")
-    return sse_response(services(), float(max_s) if max_s and max_s.replace(".", "", 1).isdigit() else None)
+    return sse_response(services(), query.max_seconds)

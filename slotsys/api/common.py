@@ -12,7 +12,26 @@ from slotsys.services.context import Principal
 MAX_WON = 10**12  # bounds every amount the API accepts (BIGINT-safe)
 Won = Annotated[int, Field(strict=True, gt=0, le=MAX_WON, description="integer won")]
 SmallInt = Annotated[int, Field(strict=True, ge=-(10**6), le=10**6)]
-RecordId = Annotated[int, Field(strict=True, gt=0, le=2**63 - 1, description="a record id (BIGINT)")]
+MAX_ID = 2**31 - 1  # the id and number columns are SQL INTEGER (32-bit signed): 1 … MAX_ID
+RecordId = Annotated[int, Field(strict=True, ge=1, le=MAX_ID,
+                                description="a record id: 1 … 2,147,483,647 (the SQL INTEGER column it is looked up in)")]
+"""Every id in a body (``player_id``, …): a strict integer within the column's range, else 422 naming the field. The
+same bound holds for ``<int:…>`` path variables (``slotsys.app``) and id query parameters (:data:`QueryId`)."""
+QueryId = Annotated[int, Field(ge=1, le=MAX_ID, description="1 … 2,147,483,647")]
+"""An id or number given as a query parameter (text, so not strict): ASCII digits within the column's range."""
+
+
+def Limit(maximum: int):  # noqa: N802 - a type factory, used like a type: ``limit: Limit(500) = 25``
+    """``?limit=`` of a list: ASCII digits, 1 … ``maximum`` (422 naming ``limit`` outside; never clamped)."""
+    return Annotated[int, Field(ge=1, le=maximum, description=f"rows, 1 … {maximum}")]
+
+
+class QueryModel(BaseModel):
+    """The query parameters of a GET, declared with ``@bp.input(M, location="query", arg_name="query")``: a bad
+    value is a 422 naming the parameter before the route runs (unknown parameters are ignored, as HTTP caches and
+    browsers add their own). Text is bounded like body text; NUL is refused earlier (400, ``slotsys.app``)."""
+
+    model_config = ConfigDict(extra="ignore", str_max_length=200)
 
 
 class StrictModel(BaseModel):

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import request
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, StrictModel, Won, idem_key, player_token_hook, principal, reply, services
+from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, Won, idem_key, player_token_hook, principal, reply, services
 from slotsys.services.context import Principal
 from slotsys.services.players import PlayerService
 from slotsys.services.sessions import SessionService
@@ -130,11 +129,20 @@ class TierIn(StrictModel):
     multiplier_permille: Annotated[int, Field(strict=True, gt=0, le=100_000)]
 
 
-def _limit(default: int) -> int:
-    try:
-        return max(1, min(int(request.args.get("limit", default)), 500))
-    except ValueError:
-        return default
+class FindQuery(QueryModel):
+    card_number: CardNumber | None = None
+
+
+class ListQuery(QueryModel):
+    limit: Limit(500) = 50
+
+
+class PointsQuery(QueryModel):
+    limit: Limit(500) = 100
+
+
+class StatementQuery(ListQuery):
+    wallet: Literal["cashable", "promo"] = "cashable"
 
 
 # ------------------------------------------------------------------ player club, cage, pit
@@ -146,9 +154,10 @@ def enrol(body: EnrolIn):
 
 
 @bp.get("")
+@bp.input(FindQuery, location="query", arg_name="query")
 @bp.doc(summary="Find a player by card number: ?card_number= (host, cashier, pit, auditor)", **AUTH_DOC)
-def find():
-    return players().find_by_card(principal(), request.args.get("card_number"))
+def find(query: FindQuery):
+    return players().find_by_card(principal(), query.card_number)
 
 
 @bp.post("/login")
@@ -210,21 +219,25 @@ def view(player_id: int):
 
 
 @bp.get("/<int:player_id>/sessions")
-@bp.doc(summary="Session history: machine sessions with meters, table ratings, transfers", **AUTH_DOC)
-def session_history(player_id: int):
-    return players().sessions(caller(), player_id, _limit(50))
+@bp.input(ListQuery, location="query", arg_name="query")
+@bp.doc(summary="Session history: machine sessions with meters, table ratings, transfers; ?limit=1..500 (default 50)",
+        **AUTH_DOC)
+def session_history(player_id: int, query: ListQuery):
+    return players().sessions(caller(), player_id, query.limit)
 
 
 @bp.get("/<int:player_id>/points")
-@bp.doc(summary="The points journal (milli-points)", **AUTH_DOC)
-def points(player_id: int):
-    return players().points(caller(), player_id, _limit(100))
+@bp.input(PointsQuery, location="query", arg_name="query")
+@bp.doc(summary="The points journal (milli-points); ?limit=1..500 (default 100)", **AUTH_DOC)
+def points(player_id: int, query: PointsQuery):
+    return players().points(caller(), player_id, query.limit)
 
 
 @bp.get("/<int:player_id>/statement")
-@bp.doc(summary="Ledger entries on the wallet: ?wallet=cashable|promo", **AUTH_DOC)
-def statement(player_id: int):
-    return players().statement(caller(), player_id, request.args.get("wallet", "cashable"), _limit(50))
+@bp.input(StatementQuery, location="query", arg_name="query")
+@bp.doc(summary="Ledger entries on the wallet: ?wallet=cashable|promo&limit=1..500 (default 50)", **AUTH_DOC)
+def statement(player_id: int, query: StatementQuery):
+    return players().statement(caller(), player_id, query.wallet, query.limit)
 
 
 @bp.post("/<int:player_id>/cards")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timezone
 from typing import Any
 
 import structlog
@@ -30,7 +32,27 @@ def problem(status: int, title: str, detail: str, *, code: str | None = None, fi
     resp = Response(json.dumps(body), status=status, mimetype="application/problem+json")
     if status == 401:
         resp.headers["WWW-Authenticate"] = 'Bearer realm="slotsys"'
+    if status in (429, 503):  # every "try later" says when (RFC 9110 §10.2.3), so clients back off instead of failing
+        resp.headers["Retry-After"] = str(retry_after_seconds(extra.get("retry_after")))
     return resp
+
+
+def retry_after_seconds(value: Any, default: int = 1) -> int:
+    """Whole seconds for ``Retry-After`` (delay-seconds form, ≥ 1) from a refusal's ``retry_after``: seconds
+    (int/float) or an ISO 8601 moment (the TITO guard's lock-out end); ``default`` when absent or unreadable."""
+    if isinstance(value, bool) or value is None:
+        return default
+    if isinstance(value, (int, float)):
+        return max(1, math.ceil(value)) if math.isfinite(value) else default
+    if isinstance(value, str):
+        try:
+            until = datetime.fromisoformat(value)
+        except ValueError:
+            return default
+        if until.tzinfo is None:
+            until = until.replace(tzinfo=timezone.utc)
+        return max(1, math.ceil((until - datetime.now(timezone.utc)).total_seconds()))
+    return default
 
 
 def from_domain(err: DomainError) -> Response:
@@ -78,13 +100,19 @@ PROBLEM_SCHEMA = {
 def document_problems(spec: dict) -> dict:
     """OpenAPI spec processor: every error response is ``application/problem+json`` with the Problem schema
     (APIFlask documents its own ``{"message", "detail"}`` JSON, which this API never returns), and every
-    operation documents a ``default`` problem response (403, 409, 413, 415, 429, 503 …)."""
+    operation documents a ``default`` problem response (403, 409, 413, 415, 429, 503 …). Integer path variables
+    (ids, round and hand numbers: SQL INTEGER columns) are documented as 1 … 2**31 - 1, as ``slotsys.app`` enforces."""
+    from slotsys.api.common import MAX_ID
+
     spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
     ref = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for ops in spec.get("paths", {}).values():
         for op in ops.values():
             if not isinstance(op, dict) or "responses" not in op:
                 continue
+            for param in op.get("parameters", []):
+                if param.get("in") == "path" and param.get("schema", {}).get("type") == "integer":
+                    param["schema"].update(minimum=1, maximum=MAX_ID)
             for code, resp in op["responses"].items():
                 if code[:1] in ("4", "5"):
                     resp["content"] = ref

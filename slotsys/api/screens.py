@@ -4,10 +4,13 @@ Thin: each route names the caller, checks the role and calls one service."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from apiflask import APIBlueprint
 from flask import Response, current_app, g, request
+from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, principal, services
+from slotsys.api.common import AUTH_DOC, QueryModel, principal, services
 from slotsys.api.streaming import sse_response
 from slotsys.services.floor_view import FloorViewService
 from slotsys.services.screens import ScreensService
@@ -72,16 +75,22 @@ def games():
     return _svc()[1].games()
 
 
+class VariationQuery(QueryModel):
+    variation: Annotated[str, Field(max_length=20, description="a variation of the game, e.g. 92")] | None = None
+
+
 @bp.get("/games/<game_id>/par-sheet")
+@bp.input(VariationQuery, location="query", arg_name="query")
 @bp.doc(summary="A game's exact par sheet, ?variation=92 (operator, auditor)", **AUTH_DOC)
-def par_sheet(game_id: str):
+def par_sheet(game_id: str, query: VariationQuery):
     require_role(principal(), "operator", "auditor")
-    return _svc()[1].par_sheet(game_id, request.args.get("variation"))
+    return _svc()[1].par_sheet(game_id, query.variation)
 
 
 @bp.get("/games/<game_id>/par-sheet/<chart>.png")
+@bp.input(VariationQuery, location="query", arg_name="query")
 @bp.doc(summary="A par-sheet chart as PNG: rtp, parts or awards; ?variation=92 (operator, auditor)", **AUTH_DOC)
-def par_chart(game_id: str, chart: str):
+def par_chart(game_id: str, chart: str, query: VariationQuery):
     require_role(principal(), "operator", "auditor")
-    png = _svc()[1].par_chart(game_id, request.args.get("variation"), chart)
+    png = _svc()[1].par_chart(game_id, query.variation, chart)
     return Response(png, mimetype="image/png", headers={"Cache-Control": "private, max-age=300"})

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from apiflask import APIBlueprint
 from flask import request
+from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, StrictModel, principal, services
-from slotsys.domain.errors import ValidationFailed
+from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, principal, services
+from slotsys.api.exports import ExportQuery, report
 from slotsys.services.staff import require_role
 
 bp = APIBlueprint("staff", __name__, url_prefix="/api/v1", tag="Staff")
@@ -71,24 +74,26 @@ def reset_password(username: str, body: PasswordResetIn):
     return services().auth.reset_password(principal(), username, body.new_password, request.remote_addr), 200, NO_STORE
 
 
+class AuthEventsQuery(QueryModel):
+    username: Annotated[str, Field(max_length=64, description="one staff user's events")] | None = None
+    kind: Literal[EVENT_KINDS] | None = None  # type: ignore[valid-type]
+    limit: Limit(1000) = 100
+
+
 @bp.get("/staff/auth-events")
+@bp.input(AuthEventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The staff sign-in audit trail, newest first (auditor); ?username= &kind= &limit= (1-1000)", **AUTH_DOC)
-def auth_events():
-    p = principal()
-    kind = request.args.get("kind")
-    if kind is not None and kind not in EVENT_KINDS:
-        raise ValidationFailed(f"kind must be one of {', '.join(EVENT_KINDS)}", field="kind")
-    raw = request.args.get("limit", "100")
-    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-        raise ValidationFailed("limit must be a whole number from 1 to 1000", field="limit")
-    return services().auth.events(p, username=request.args.get("username"), kind=kind, limit=int(raw))
+def auth_events(query: AuthEventsQuery):
+    return services().auth.events(principal(), username=query.username, kind=query.kind, limit=query.limit)
 
 
 @bp.get("/floor")
-@bp.doc(summary="Zones and machines with credits and meters (operator, attendant, auditor)", **AUTH_DOC)
-def floor():
+@bp.input(ExportQuery, location="query", arg_name="query")
+@bp.doc(summary="Zones and machines with credits and meters (operator, attendant, auditor); ?format=csv&table=machines",
+        **AUTH_DOC)
+def floor(query: ExportQuery):
     require_role(principal(), "operator", "attendant", "auditor")
-    return services().floor.floor()
+    return report(services().floor.floor(), query, "meters")
 
 
 @bp.get("/audit/ledger")

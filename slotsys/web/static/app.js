@@ -136,6 +136,7 @@
     Object.keys(attrs || {}).forEach(function (k) {
       if (k === "text") e.textContent = attrs[k]; else if (k === "i18n") { e.setAttribute("data-i18n", attrs[k]); e.textContent = t(attrs[k]); }
       else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), attrs[k]); else if (k === "cls") e.className = attrs[k];
+      else if (k === "style") e.style.cssText = attrs[k];  // CSSOM, not a style attribute: allowed by the pages' CSP
       else e.setAttribute(k, attrs[k]);
     });
     (children || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });

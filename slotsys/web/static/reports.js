@@ -1,6 +1,7 @@
 /* Auditor reports: ticket liability, expired and voided tickets (tito reports), jackpot hits,
- * machine meters. Any array of rows in a report becomes a table with its own CSV export
- * (UTF-8 with BOM so spreadsheet programs read the Korean text). */
+ * machine meters. Any array of rows in a report becomes a table with its own CSV export, made by the
+ * server (the same URL + ?format=csv&table=NAME: slotsys/domain/export.py, UTF-8 with BOM so spreadsheet
+ * programs read the Korean text, formula-like text cells neutralised with a leading '). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -54,15 +55,25 @@
     if (typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v)) return SS.when(v);
     return v == null ? "" : String(v);
   }
-  function csv(rows, cols) {
-    var esc = function (v) { v = v == null ? "" : String(v); return /[",\n\r]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v; };
+  function csv(rows, cols) {  // the same rules as the server's export (OWASP CSV injection: leading ' on = + - @ tab CR)
+    var esc = function (v) {
+      var text = typeof v === "string" && /^[=+\-@\t\r]/.test(v);
+      v = v == null ? "" : String(v); if (text) v = "'" + v;
+      return /[",\n\r]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
+    };
     return "\ufeff" + [cols.map(esc).join(",")].concat(rows.map(function (r) { return cols.map(function (c) { return esc(r[c]); }).join(","); })).join("\r\n") + "\r\n";
   }
-  function download(name, text) {
-    var a = SS.el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" })), download: name });
+  function download(name, blob) {
+    var a = SS.el("a", { href: URL.createObjectURL(blob), download: name });
     document.body.appendChild(a); a.click(); a.remove();
   }
-  function render(kind, data) {
+  function exportCsv(url, table, file) {  // the server's CSV of this table
+    $("error").textContent = "";
+    SS.api("GET", url + (url.indexOf("?") < 0 ? "?" : "&") + "format=csv&table=" + encodeURIComponent(table), null, { blob: true })
+      .then(function (b) { download(file, b); })
+      .catch(function (e) { $("error").textContent = SS.problemText(e); });
+  }
+  function render(kind, data, url) {
     $("summary").replaceChildren(SS.el("dl", { cls: "kv", id: "report-summary" }, [].concat.apply([], scalars(data, "", []).map(function (kv) {
       return [SS.el("dt", { text: kv[0] }), SS.el("dd", { text: cell(kv[0], kv[1]) })];
     }))));
@@ -71,7 +82,7 @@
       var file = "slotsys-" + kind + "-" + tb.name.replace(/\W+/g, "_") + "-" + $("from").value + "_" + $("to").value + ".csv";
       return SS.el("div", { cls: "panel", "data-table": tb.name }, [
         SS.el("h2", {}, [tb.name + " ", SS.el("span", { cls: "muted", text: "(" + tb.rows.length + " " + SS.t("rows") + ")" })]),
-        SS.el("button", { cls: "btn secondary csv", type: "button", "data-csv": tb.name, onclick: function () { download(file, csv(tb.rows, cols)); } }, [SS.t("csv")]),
+        SS.el("button", { cls: "btn secondary csv", type: "button", "data-csv": tb.name, onclick: function () { exportCsv(url, tb.name, file); } }, [SS.t("csv")]),
         SS.el("div", { style: "overflow:auto" }, [SS.el("table", {}, [
           SS.el("thead", {}, [SS.el("tr", {}, cols.map(function (c) { return SS.el("th", { text: c }); }))]),
           SS.el("tbody", {}, tb.rows.map(function (r) { return SS.el("tr", {}, cols.map(function (c) {
@@ -82,7 +93,8 @@
   function load() {
     var kind = $("report").value;
     $("error").textContent = "";
-    SS.api("GET", SOURCES[kind]($("from").value, $("to").value)).then(function (d) { render(kind, d); })
+    var url = SOURCES[kind]($("from").value, $("to").value);
+    SS.api("GET", url).then(function (d) { render(kind, d, url); })
       .catch(function (e) { $("error").textContent = SS.problemText(e); });
   }
   function init() {

@@ -172,9 +172,12 @@ def page(browser, live):
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    blocked: list[str] = []  # the pages' Content-Security-Policy refused something (slotsys/api/guards.py)
+    pg.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
     yield pg
     ctx.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not blocked, f"Content-Security-Policy violations: {blocked}"
 
 
 def login(page, api, role: str) -> None:

@@ -43,7 +43,7 @@ def test_cashier_scans_pays_prints_and_a_second_scan_says_already_redeemed(page,
     # the printable receipt
     page.click("#receipt-link")
     page.wait_for_url(re.compile(r"/cashier/receipt/\d{18}$"))
-    page.wait_for_function("document.getElementById('amount').textContent === '₩50,000'")
+    page.wait_for_function("() => document.getElementById('amount').textContent === '₩50,000'")
     assert t["display_number"] in page.inner_text("#slip")
     page.emulate_media(media="print")
     shot(page, "cashier-3-receipt")
@@ -77,7 +77,7 @@ def test_cashier_scans_pays_prints_and_a_second_scan_says_already_redeemed(page,
     page.fill("#open-form input[name=drawer]", "D1")
     page.fill("#open-form input[name=opening_float]", "5000000")
     page.click("#open-form button[type=submit]")
-    page.wait_for_function("document.getElementById('expected-cash')?.textContent === '₩5,000,000'")
+    page.wait_for_function("() => document.getElementById('expected-cash')?.textContent === '₩5,000,000'")
 
 
 def test_signage_celebrates_a_hit_triggered_through_the_api_within_two_seconds(page, live):
@@ -188,7 +188,7 @@ def test_an_operator_pauses_a_level_and_a_spin_no_longer_contributes(page, live)
     login(page, api, "operator")
     row = 'tr[data-level="MASS_MAJOR"]'
     page.wait_for_selector(f'{row}[data-status="active"]')
-    page.wait_for_function("document.getElementById('live').textContent === '● live'")  # values over SSE
+    page.wait_for_function("() => document.getElementById('live').textContent === '● live'")  # values over SSE
     page.click(f'{row} button[data-action="pause"]')
     page.wait_for_selector(f'{row}[data-status="paused"]')
     shot(page, "jackpots-1-paused")
@@ -221,7 +221,7 @@ def test_an_operator_pauses_a_level_and_a_spin_no_longer_contributes(page, live)
     page.fill("#edit-form input[name=rate_ppm]", "4000")
     page.fill("#edit-form input[name=reason]", "new season")
     page.click("#edit-form button[type=submit]")
-    page.wait_for_function("document.querySelector('tr[data-level=\"MASS_MAJOR\"] .pending').textContent === 'rate_ppm=4000'")
+    page.wait_for_function("() => document.querySelector('tr[data-level=\"MASS_MAJOR\"] .pending').textContent === 'rate_ppm=4000'")
     assert level()["pending"]["rate_ppm"] == 4_000 and level()["rate_ppm"] == 3_000
     page.wait_for_selector('#hits tbody tr td:has-text("M009")')  # the hit in the history
     shot(page, "jackpots-2-edit-pending")
@@ -243,7 +243,7 @@ def test_operator_floor_and_machine_detail_show_state_credits_and_reel_windows(p
     assert len(page.query_selector_all('.zone[data-zone="MASS"] .bank')) == 4
     shot(page, "console-1-floor")
     page.click("button[data-lang=ko]")
-    page.wait_for_function("document.querySelector('.mc[data-asset=\"M001\"] .st').textContent === '게임 중'")
+    page.wait_for_function("() => document.querySelector('.mc[data-asset=\"M001\"] .st').textContent === '게임 중'")
     shot(page, "console-2-floor-korean")
     page.click("button[data-lang=en]")
 
@@ -264,7 +264,7 @@ def test_par_sheet_page_shows_the_exact_figures_and_charts(page, live):
     login(page, api, "operator")
     page.wait_for_selector("#rtp-full")
     assert page.inner_text("#rtp-full").startswith("92.0")
-    page.wait_for_function("[...document.querySelectorAll('img.chart')].length === 3 && "
+    page.wait_for_function("() => [...document.querySelectorAll('img.chart')].length === 3 && "
                            "[...document.querySelectorAll('img.chart')].every(i => i.complete && i.naturalWidth > 0)",
                            timeout=20_000)
     shot(page, "parsheet-1-dragon-pearl")
