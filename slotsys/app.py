@@ -152,4 +152,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         return problems.problem(500, "Internal error", "an unexpected error occurred; nothing was applied",
                                 code="internal", request_id=g.get("request_id"))
 
+    if settings.trusted_proxies:  # the client's address from the proxy's X-Forwarded-For (docs/proxy.md)
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies, x_proto=settings.trusted_proxies)
     return app

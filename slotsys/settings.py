@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     # step (ignored); the worker's own measurement still applies either way.
     trust_proxy_request_start: bool = False
     proxy_request_start_max_ms: int = Field(default=60_000, ge=1, le=3_600_000)
+    # How many reverse proxies stand in front of gunicorn (0: none, clients connect directly). With 1 the client's
+    # address is taken from the proxy's X-Forwarded-For (docker/nginx.conf sets it to the address it saw), so the
+    # per-address sign-in throttle and the logs see the client, not the proxy. Never set it on a node that
+    # clients can reach without the proxy: they could then name any address.
+    trusted_proxies: int = Field(default=0, ge=0, le=5)
     # FAULT INJECTION, for tests/integration/test_faults.py only; 0 (off) by default, never set in production.
     # Every Idempotency-Key use case (services/idempotency.run_once) sleeps this many ms after its work and
     # before its commit (SLOTSYS_FAULT_DELAY_MS), and after its commit before the response

@@ -165,6 +165,32 @@ def test_an_address_that_keeps_failing_is_throttled_whatever_the_username(strict
     assert len(events(strict_app, kind="login_failed")) == 3  # throttled tries write no rows
 
 
+def test_behind_the_proxy_the_throttle_counts_the_client_address_not_the_proxys(tmp_path):
+    """Behind nginx every request comes from the proxy's address: with SLOTSYS_TRUSTED_PROXIES=1 the per-address
+    budget is the client's (X-Forwarded-For, which docker/nginx.conf sets to the address it saw)."""
+    from tests.conftest import Api
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'floor.db'}", redis_url=None, celery_eager=True,
+                        credentials_file=tmp_path / "creds.json", staff_login_address_limit="3/5 minutes",
+                        trusted_proxies=1)
+    app = _make_app(settings)
+    try:
+        api = Api(app)
+
+        def via_proxy(name: str, password: str, client: str):
+            return api.client.post(LOGIN, json={"username": name, "password": password},
+                                   environ_base={"REMOTE_ADDR": "127.0.0.1"}, headers={"X-Forwarded-For": client})
+
+        for name in ("guess-a", "guess-b", "guess-c"):
+            assert_problem(via_proxy(name, "x", "10.1.1.1"), 401)
+        assert_problem(via_proxy("guess-d", "x", "10.1.1.1"), 429, "login-throttled")
+        op = creds(api, "operator")
+        assert via_proxy(op["username"], op["password"], "10.1.1.2").status_code == 200  # same proxy, another client
+    finally:
+        app.extensions["slotsys"].jackpots.driver.stop()
+        app.extensions["slotsys"].uow.engine.dispose()
+
+
 def test_sign_in_is_refused_503_when_every_hashing_slot_is_busy(strict_app):
     from tests.conftest import Api
 
