@@ -14,7 +14,22 @@ from slotsys.streams.hub import Hub, Limits, TooManyStreams
 
 
 def run(coro):
-    return asyncio.run(coro)
+    """A fresh event loop on its own thread: a session that also ran the browser tests keeps Playwright's loop
+    running on the main thread, where ``asyncio.run`` refuses to start another."""
+    out: dict = {}
+
+    def target() -> None:
+        try:
+            out["result"] = asyncio.run(coro)
+        except BaseException as exc:  # re-raised in the test's thread
+            out["error"] = exc
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("result")
 
 
 class Snapshots:
