@@ -151,6 +151,18 @@ def purge_idempotency_cmd(dry_run: bool) -> None:
     click.echo(json.dumps(report.as_dict()))
 
 
+@main.command("staff-unlock")
+@click.argument("username")
+def staff_unlock(username: str) -> None:
+    """Lift USERNAME's sign-in lock-out from the server's console (as the admin API does): for the day the only
+    admin is the account locked out. Recorded in the sign-in audit trail as an unlock by ``console``."""
+    from slotsys.bootstrap import build_services
+    from slotsys.services.context import Principal
+
+    svc = build_services(get_settings())
+    click.echo(json.dumps(svc.auth.unlock(Principal("staff", "console", "admin"), username, "console")))
+
+
 @main.command()
 @click.option("--host", default=None, help="default: SLOTSYS_HOST")
 @click.option("--port", type=int, default=None, help="default: SLOTSYS_STREAM_PORT (8001)")

@@ -138,6 +138,26 @@ def test_the_lockout_survives_a_restart(app, tmp_path):
         restarted.extensions["slotsys"].uow.engine.dispose()
 
 
+def test_the_console_lifts_the_only_admins_lockout(api, app):
+    """Anyone can lock a username out by guessing; when that is the only admin, `slotsys staff-unlock` on the
+    server's console lifts it (no admin token needed), recorded as an unlock by `console`."""
+    import os
+    import subprocess
+    import sys
+
+    adm = creds(api, "admin")
+    lock_out(api, adm["username"])
+    assert_problem(login(api, adm["username"], adm["password"]), 429, "login-throttled")
+    env = {**os.environ, "DATABASE_URL": str(app.extensions["slotsys"].settings.database_url)}
+    env.pop("REDIS_URL", None)
+    out = subprocess.run([sys.executable, "-m", "slotsys.cli", "staff-unlock", adm["username"]], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert '"was_locked": true' in out.stdout, out.stdout
+    assert login(api, adm["username"], adm["password"]).status_code == 200
+    assert ("unlocked", adm["username"], "console") in events(app, kind="unlocked")
+
+
 @pytest.fixture
 def strict_app(tmp_path):
     """The app with a tight per-address limit (3 failures / 5 min) and one hashing slot, waited for 0.5 s at most."""
