@@ -78,3 +78,11 @@ def test_chunked_malformed_and_duplicate_keys_are_still_refused(api):
     r = _chunked_post(api, "M017", _CountingStream(b'{"amount": 10'))
     assert r.status_code == 400 and r.json["field"] == "body"
     assert _credits(api, "M017") == before
+
+
+def test_a_chunked_body_that_is_not_declared_json_is_415(api):
+    headers = {"Authorization": f"Bearer {api.key('M017')}", "Idempotency-Key": uuid.uuid4().hex,
+               "Content-Type": "text/plain", "Transfer-Encoding": "chunked"}
+    r = api.client.open("/api/v1/machines/M017/bill-in", method="POST", input_stream=io.BytesIO(b'{"amount": 1000}'),
+                        headers=headers, environ_overrides={"wsgi.input_terminated": True})
+    assert r.status_code == 415 and r.json["field"] == "Content-Type"
