@@ -90,10 +90,11 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         if bad_id:  # the id columns are INTEGER: never hand the database a number it cannot hold
             return problems.problem(422, "The request is not valid", f"{bad_id} must be between 1 and {guards.MAX_ID:,}",
                                     code="validation-failed", field=bad_id)
-        if request.method in ("POST", "PUT", "PATCH") and (request.content_length or 0) > 0 and not request.is_json:
+        # body_length: Content-Length, or a chunked body read to at most the limit + 1 bytes (413 above it)
+        if request.method in ("POST", "PUT", "PATCH") and request.body_length() > 0 and not request.is_json:
             return problems.problem(415, "Unsupported media type", "send the body as application/json (UTF-8)",
                                     code="unsupported-media-type", field="Content-Type")
-        if request.method in ("POST", "PUT", "PATCH") and (request.content_length or 0) > 0:
+        if request.method in ("POST", "PUT", "PATCH") and request.body_length() > 0:
             request.get_json()  # parsed (and cached) before any route: malformed, non-UTF-8, duplicate keys → 400
 
     @app.after_request

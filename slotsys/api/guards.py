@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from flask import Request, Response
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.routing import IntegerConverter
 
 from slotsys.api.common import MAX_ID
@@ -103,8 +104,54 @@ class StrictJSONProvider(DefaultJSONProvider):
         return json.loads(decode_utf8(s), **kwargs)
 
 
+_READ_STEP = 64 * 1024  # bytes asked of the server's input stream at a time
+
+
 class StrictRequest(Request):
-    """A declared ``charset`` other than UTF-8 is refused before the body is read (400 naming ``Content-Type``)."""
+    """A declared ``charset`` other than UTF-8 is refused before the body is read (400 naming ``Content-Type``).
+
+    A body of unknown length (``Transfer-Encoding: chunked``: no ``Content-Length``, the server terminates the
+    stream and says so with ``wsgi.input_terminated``, PEP 3333 / mod_wsgi) is read to at most
+    ``max_content_length`` + 1 bytes: one byte past the limit raises :class:`RequestEntityTooLarge` (413, and
+    the app answers ``Connection: close``). werkzeug's own stream (:func:`werkzeug.wsgi.get_input_stream`, a
+    ``LimitedStream`` with ``is_max=True``) stops silently at the limit on a single ``read()`` and only raises
+    on a further read, so ``get_data()`` returned the first 64 KiB and a padded body's prefix parsed as JSON
+    (``{"amount": 1000}`` + 70,000 spaces + anything: credited ₩1,000)."""
+
+    def get_data(self, cache: bool = True, as_text: bool = False, parse_form_data: bool = False):  # type: ignore[override]
+        if getattr(self, "_cached_data", None) is None and self.body_of_unknown_length():
+            data = self._read_bounded(self.max_content_length)  # type: ignore[arg-type]
+            if not cache:
+                return data.decode(errors="replace") if as_text else data
+            self._cached_data = data
+        return super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)  # type: ignore[call-overload]
+
+    def body_of_unknown_length(self) -> bool:
+        """True for a body without ``Content-Length`` that the server delimits (chunked), when a limit is set."""
+        return (self.content_length is None and self.max_content_length is not None
+                and bool(self.environ.get("wsgi.input_terminated")))
+
+    def body_length(self) -> int:
+        """The body's size in bytes: ``Content-Length`` if sent, else the length of the bounded read (which
+        raises :class:`RequestEntityTooLarge` above the limit); 0 when there is no body."""
+        if self.content_length is not None:
+            return self.content_length
+        if self.body_of_unknown_length():
+            return len(self.get_data())
+        return 0
+
+    def _read_bounded(self, limit: int) -> bytes:
+        """At most ``limit`` + 1 bytes from the server's input stream; 413 if there were more than ``limit``."""
+        raw = self.environ["wsgi.input"]
+        buf = bytearray()
+        while len(buf) <= limit:
+            chunk = raw.read(min(_READ_STEP, limit + 1 - len(buf)))
+            if not chunk:
+                break
+            buf += chunk
+        if len(buf) > limit:
+            raise RequestEntityTooLarge()
+        return bytes(buf)
 
     def get_json(self, force: bool = False, silent: bool = False, cache: bool = True):  # type: ignore[override]
         charset = (self.mimetype_params.get("charset") or "utf-8").lower()
