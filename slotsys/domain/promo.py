@@ -1,5 +1,6 @@
 """Promotional credits on a machine, pure: which credits a bet stakes, the machine's credit limit,
-and the limits on printing promotional tickets (docs/promotional-credits.md).
+and the limits on printing promotional tickets — the maximum and cumulative dual control
+(:func:`promo_issue_decision`; docs/promotional-credits.md).
 
 Credit types (SAS 6.03 §8 / §15, G2S ``creditType``), all in integer won:
 
@@ -92,18 +93,6 @@ def exceeds_credit_limit(credits: Credits, amount: int, limit: int) -> bool:
 
 
 ISSUE, DUAL_CONTROL = "issue", "dual_control"
-
-
-def promo_issue_rule(amount: int, *, maximum: int, dual_control_above: int) -> str:
-    """How a promotional ticket of ``amount`` won may be printed: ``"issue"`` at once (one
-    supervisor or operator), ``"dual_control"`` (above ``dual_control_above``: a pending request a
-    second, different supervisor approves). Raises ``ValueError`` above ``maximum`` (the caller
-    answers 422 naming ``amount``). A limit of 0 means none."""
-    if maximum and amount > maximum:
-        raise ValueError(f"₩{amount:,} is above the promotional ticket maximum ₩{maximum:,}")
-    if dual_control_above and amount > dual_control_above:
-        return DUAL_CONTROL
-    return ISSUE
 
 
 @dataclass(frozen=True)
