@@ -99,12 +99,18 @@ def main() -> None:
                 time.sleep(0.1)
         machines = creds["machines"]
         if args.promo:
-            sup = next(s for s in creds["staff"] if s["role"] == "supervisor")
-            token = httpx.post(base + "/api/v1/auth/login", json={"username": sup["username"],
-                                                                  "password": sup["password"]}).json()["token"]
+            def login(role):
+                who = next(s for s in creds["staff"] if s["role"] == role)
+                return httpx.post(base + "/api/v1/auth/login", json={"username": who["username"],
+                                                                     "password": who["password"]}).json()["token"]
+
+            token, second = login("supervisor"), login("admin")
             for m in machines[:args.clients]:
                 t = httpx.post(base + "/api/v1/tickets/promotional", json={"amount": 1_000_000},
                                headers={"Authorization": f"Bearer {token}", "Idempotency-Key": uuid.uuid4().hex})
+                if t.status_code == 202:  # past the supervisor's cumulative allowance: a second supervisor approves
+                    t = httpx.post(f"{base}/api/v1/tickets/promotional/requests/{t.json()['request']['id']}/approve",
+                                   headers={"Authorization": f"Bearer {second}", "Idempotency-Key": uuid.uuid4().hex})
                 r = httpx.post(f"{base}/api/v1/machines/{m['asset']}/ticket-in",
                                json={"validation_number": t.json()["ticket"]["validation_number"]},
                                headers={"Authorization": f"Bearer {m['key']}", "Idempotency-Key": uuid.uuid4().hex})

@@ -29,7 +29,16 @@ class TitoSettings(BaseSettings):
     # Promotional tickets and machine credit limits (docs/promotional-credits.md)
     promo_max_won: int = Field(5_000_000, ge=0, description="largest promotional ticket a station prints (0 = no limit)")
     promo_dual_control_won: int = Field(
-        1_000_000, ge=0, description="a promotional ticket above this needs a second supervisor's approval (0 = never)")
+        1_000_000, ge=0, description="one issuer's promotional tickets in the window plus a new one above this need "
+                                     "a second supervisor's approval (0 = never)")
+    promo_window_hours: float = Field(
+        24.0, gt=0, description="rolling window of the cumulative promotional limits (issuer and floor), hours")
+    promo_floor_cap_won: int = Field(
+        20_000_000, ge=0, description="all promotional tickets on the floor in the window above this: every issue "
+                                      "needs a second supervisor (0 = no cap)")
+    promo_nonrestricted_dual_control_won: int = Field(
+        0, ge=0, description="a non-restricted (cashable) promotional ticket above this needs a second supervisor "
+                             "(0 = every one does)")
     machine_credit_limit_won: int = Field(
         10_000_000, ge=0, description="default machine credit limit: ticket-in above it is refused (0 = no limit)")
 
@@ -40,6 +49,10 @@ class TitoSettings(BaseSettings):
     @property
     def tz(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+    @property
+    def promo_window(self) -> timedelta:
+        return timedelta(hours=self.promo_window_hours)
 
     @property
     def guard(self) -> GuardPolicy:

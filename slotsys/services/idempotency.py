@@ -42,11 +42,12 @@ def require_key(key: str | None) -> str:
     return key
 
 
-def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable[[Any], dict], status: int = 200,
-             *, write_behind: bool = False) -> IdemResult:
+def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable[[Any], dict],
+             status: int | Callable[[dict], int] = 200, *, write_behind: bool = False) -> IdemResult:
     """Run ``fn(uow)`` once per (principal, key); ``fn`` must not commit. ``write_behind``: the
     transaction batches its result-less writes until the commit (``SqlUnitOfWork.write_behind``;
-    ``fn`` must not read them back)."""
+    ``fn`` must not read them back). ``status`` may be a function of the body when the outcome is
+    decided inside the transaction (e.g. 201 printed / 202 pending)."""
     key = require_key(key)
     with uow_factory() as uow:
         record_id = uow.idempotency.claim(principal, key, fp)
@@ -60,6 +61,8 @@ def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable
         if write_behind:
             uow.write_behind()
         body = fn(uow)
+        if callable(status):
+            status = status(body)
         uow.idempotency.complete(record_id, status, body)
         _fault_pause(get_settings().fault_delay_ms)  # fault injection (tests only): off by default
         uow.commit()

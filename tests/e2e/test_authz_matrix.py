@@ -89,7 +89,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tickets.ticket_png": MACHINE | staff("cashier", "attendant", "supervisor", "operator", "auditor"),  # issuer only
     "tickets.ticket_pdf": MACHINE | staff("cashier", "attendant", "supervisor", "operator", "auditor"),
     "tickets.void": staff("supervisor"), "tickets.expiry_override": staff("supervisor"),
-    "tickets.promotional": staff("supervisor", "operator"),
+    "tickets.promotional": staff("supervisor"),
     "tickets.promotional_requests": staff("supervisor", "operator", "auditor"),
     "tickets.promotional_approve": staff("supervisor"), "tickets.promotional_refuse": staff("supervisor"),
     "tickets.set_credit_limit": staff("operator"),

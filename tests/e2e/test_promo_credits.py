@@ -25,7 +25,11 @@ def problem(r, status, kind, field=None):
 
 
 def promo_ticket(api, amount, credit_type="restricted", role="supervisor") -> dict:
+    """A printed promotional ticket: a non-restricted one (or one past a cumulative limit) waits
+    for dual control, so a second supervisor (admin holds every role) approves it."""
     r = api.as_staff(role, "POST", PROMO, {"amount": amount, "credit_type": credit_type})
+    if r.status_code == 202:
+        r = api.as_staff("admin", "POST", f"{PROMO}/requests/{r.json['request']['id']}/approve")
     assert r.status_code == 201, r.json
     return r.json["ticket"]
 
@@ -278,7 +282,7 @@ def test_above_the_dual_control_threshold_a_second_supervisor_must_approve(api, 
 
 
 def test_a_refused_request_prints_nothing(api, app):
-    r = api.as_staff("operator", "POST", PROMO, {"amount": 1_500_000, "credit_type": "nonrestricted"})
+    r = api.as_staff("supervisor", "POST", PROMO, {"amount": 1_500_000, "credit_type": "nonrestricted"})
     assert r.status_code == 202, r.json
     rid = r.json["request"]["id"]
     before = rows(app)
@@ -288,6 +292,108 @@ def test_a_refused_request_prints_nothing(api, app):
             "request_id")
     assert rows(app)["tickets"] == before["tickets"] and balance(app, "tito:promo_expense") == 0
     problem(api.as_staff("admin", "POST", f"{PROMO}/requests/999999/approve"), 404, "not-found", "request_id")
+
+
+# ------------------------------------------------ cumulative dual control (the one-person route to cash)
+def issue(api, amount, credit_type="restricted", role="supervisor"):
+    return api.as_staff(role, "POST", PROMO, {"amount": amount, "credit_type": credit_type})
+
+
+def test_the_testers_six_nonrestricted_tickets_stop_at_202_pending_and_nothing_is_printed(api, app):
+    """The outside tester's sequence: six ₩1,000,000 non-restricted tickets in a row by one
+    supervisor. Each is now a pending request: no ticket, no posting; the machine has nothing to
+    take in and nothing to cash out."""
+    before = rows(app)
+    for i in range(6):
+        r = issue(api, 1_000_000, "nonrestricted")
+        assert r.status_code == 202, r.json
+        assert "ticket" not in r.json and r.json["request"]["status"] == "pending"
+        assert "nonrestricted" in r.json["dual_control"]
+        assert r.json["issuer_total"] == i * 1_000_000  # pending requests count towards the issuer's total
+        if i:
+            assert "issuer_cumulative" in r.json["dual_control"]
+    after = rows(app)
+    assert after["tickets"] == before["tickets"] and after["journal_entries"] == before["journal_entries"]
+    assert after["promo_ticket_requests"] == before["promo_ticket_requests"] + 6
+    assert balance(app, "tito:promo_expense") == 0 and balance(app, L.TICKETS_OUTSTANDING) == 0
+    r = api.as_machine("M004", "POST", "/api/v1/machines/M004/cash-out")  # nothing went in, nothing comes out
+    problem(r, 409, "insufficient-funds")
+
+
+def test_splitting_below_the_threshold_does_not_evade_dual_control(api, app):
+    """₩600,000 + ₩400,000 restricted print at once (₩1,000,000 is the threshold, not above it);
+    the next ₩1 by the same supervisor waits for approval; another supervisor still has their own
+    allowance; a replay of a pending request answers 202 again and stores nothing new."""
+    assert issue(api, 600_000).status_code == 201
+    assert issue(api, 400_000).status_code == 201
+    r = api.as_staff("supervisor", "POST", PROMO, {"amount": 1, "credit_type": "restricted"}, key="split-3")
+    assert r.status_code == 202 and r.json["dual_control"] == ["issuer_cumulative"], r.json
+    assert r.json["issuer_total"] == 1_000_000
+    n = rows(app)["promo_ticket_requests"]
+    again = api.as_staff("supervisor", "POST", PROMO, {"amount": 1, "credit_type": "restricted"}, key="split-3")
+    assert again.status_code == 202 and again.json == r.json and rows(app)["promo_ticket_requests"] == n
+    for amount in (100, 10_000, 250_000):  # any further slice, however small
+        assert issue(api, amount).status_code == 202
+    assert issue(api, 900_000, role="admin").status_code == 201  # a different issuer's own total
+    assert balance(app, "tito:promo_expense") == 1_900_000
+
+
+def test_the_rolling_window_forgets_old_issues(api, app):
+    ts = get_tito_settings()
+    old = ts.promo_window_hours
+    ts.promo_window_hours = 1.5 / 3600  # 1.5 s
+    try:
+        assert issue(api, 1_000_000).status_code == 201
+        assert issue(api, 10_000).status_code == 202
+        import time
+
+        time.sleep(2.0)
+        assert issue(api, 1_000_000).status_code == 201
+    finally:
+        ts.promo_window_hours = old
+
+
+def test_above_the_floor_cap_every_issue_waits_whoever_prints(api, app, monkeypatch):
+    monkeypatch.setattr(get_tito_settings(), "promo_floor_cap_won", 1_500_000)
+    assert issue(api, 900_000).status_code == 201
+    assert issue(api, 500_000, role="admin").status_code == 201
+    r = issue(api, 200_000, role="admin")
+    assert r.status_code == 202 and r.json["dual_control"] == ["floor_cap"] and r.json["floor_total"] == 1_400_000
+    # the approve path still prints above the cap (that is what the second supervisor is for)
+    a = api.as_staff("supervisor", "POST", f"{PROMO}/requests/{r.json['request']['id']}/approve")
+    assert a.status_code == 201 and a.json["ticket"]["amount"] == 200_000
+    assert balance(app, "tito:promo_expense") == 1_600_000
+    balanced(api)
+
+
+def test_an_operator_may_not_print_promotional_tickets_of_either_kind(api, app):
+    before = rows(app)
+    for kind in ("restricted", "nonrestricted"):
+        problem(issue(api, 10_000, kind, role="operator"), 403, "forbidden")
+    assert rows(app) == before
+
+
+def test_an_approved_nonrestricted_ticket_still_prints_and_becomes_cash_once_on_a_machine(api, app):
+    """The approve path: the pending ₩1,000,000 non-restricted ticket, approved by a second
+    supervisor, prints; inserted (two-phase) and cashed out with no game it is a cashable ticket —
+    the cash route now always carries two signatures."""
+    r = issue(api, 1_000_000, "nonrestricted")
+    assert r.status_code == 202
+    problem(api.as_staff("supervisor", "POST", f"{PROMO}/requests/{r.json['request']['id']}/approve"), 403,
+            "dual-control-self-approval", "approved_by")
+    a = api.as_staff("admin", "POST", f"{PROMO}/requests/{r.json['request']['id']}/approve")
+    assert a.status_code == 201 and a.json["ticket"]["type"] == "nonrestricted_promo", a.json
+    asset, vn = "M006", a.json["ticket"]["validation_number"]
+    auth = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/ticket-in/authorize", {"validation_number": vn})
+    assert auth.status_code == 200, auth.json
+    done = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/ticket-in/commit",
+                          {"validation_number": vn, "transaction_id": auth.json["transaction_id"]})
+    assert done.status_code == 200, done.json
+    out = cash_out(api, asset)["tickets"]
+    assert [(t["type"], t["amount"]) for t in out] == [("cashable", 1_000_000)]
+    # the approved ticket counts towards the requester's total: the next restricted ₩1 waits
+    assert issue(api, 1).json["dual_control"] == ["issuer_cumulative"]
+    balanced(api)
 
 
 def test_a_machine_refuses_a_ticket_above_its_credit_limit_and_nothing_changes(api, app):

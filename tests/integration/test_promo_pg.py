@@ -33,6 +33,8 @@ def _balance(app, code) -> int:
 
 def _promo(api, amount, credit_type):
     r = api.as_staff("supervisor", "POST", PROMO, {"amount": amount, "credit_type": credit_type})
+    if r.status_code == 202:  # non-restricted: dual control, a second supervisor approves
+        r = api.as_staff("admin", "POST", f"{PROMO}/requests/{r.json['request']['id']}/approve")
     assert r.status_code == 201, r.json
     return r.json["ticket"]["validation_number"]
 
@@ -122,4 +124,29 @@ def test_two_concurrent_approvals_of_one_request_print_one_ticket(pg_app, pg_api
     assert codes == [201] + [409] * 5, [r.json for r in results]
     assert all(r.json["type"].endswith("promo-request-not-pending") for r in results if r.status_code == 409)
     assert _balance(pg_app, "tito:promo_expense") == 3_000_000
+    assert api.audit()["balanced"] is True
+
+
+def test_concurrent_issues_by_one_supervisor_cannot_race_past_the_cumulative_threshold(pg_app, pg_api):
+    """24 concurrent ₩100,000 restricted tickets by one supervisor, threshold ₩1,000,000: the issues
+    serialise on the promotional advisory lock, so exactly ten print (₩1,000,000) and the other 14 wait
+    for a second supervisor; without the lock several would read the same total and print past it."""
+    from tito.settings import get_tito_settings
+
+    api = pg_api
+    assert get_tito_settings().promo_dual_control_won == 1_000_000
+    token = api.staff_token("supervisor")
+
+    def issue(_):
+        return _post(pg_app.test_client(), token, PROMO, {"amount": 100_000, "credit_type": "restricted"})
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(issue, range(24)))
+    codes = sorted(r.status_code for r in results)
+    assert codes == [201] * 10 + [202] * 14, [r.json for r in results]
+    assert _balance(pg_app, "tito:promo_expense") == 1_000_000
+    assert sorted(r.json["issuer_total"] for r in results if r.status_code == 202) == [
+        1_000_000 + 100_000 * i for i in range(14)]  # each saw every earlier one, printed or pending
+    pending = api.as_staff("auditor", "GET", f"{PROMO}/requests?status=pending", key=None).json["requests"]
+    assert len(pending) == 14
     assert api.audit()["balanced"] is True

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import and_, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from slotsys.adapters.db import Machine, execute_or_defer
 from tito.adapters.tables import DrawerSession, PromoTicketRequest, TerminalGuard, Ticket, TicketEvent, TitoCounter
-from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, REDEEMED
+from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, PROMO_TYPES, REDEEMED
 
 
 def _insert(session: Session, table):
@@ -234,6 +234,44 @@ class PromoRequestRepo:
         if status:
             q = q.where(PromoTicketRequest.status == status)
         return list(self.s.scalars(q))
+
+
+PROMO_ISSUE_LOCK = 0x510750_9E0_1  # pg_advisory_xact_lock key: "slotsys promotional issue" (any constant bigint)
+
+
+class PromoIssueRepo:
+    """What has been printed or asked for in promotional tickets, for the cumulative dual-control
+    rule (:func:`slotsys.domain.promo.promo_issue_decision`)."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+
+    def lock(self) -> None:
+        """Serialise promotional issues floor-wide until this transaction ends (PostgreSQL: a
+        transaction-scoped advisory lock, released at COMMIT / ROLLBACK; SQLite: writers already
+        serialise). Taken before the totals are read, so two issues cannot both read a total that
+        omits the other (READ COMMITTED: each statement after the lock sees what the last holder
+        committed)."""
+        if self.s.get_bind().dialect.name == "postgresql":
+            self.s.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": PROMO_ISSUE_LOCK})
+
+    def totals(self, issuer: str, since: datetime) -> tuple[int, int]:
+        """(issuer's, floor's) promotional won since ``since``: station-printed promotional tickets
+        of either kind (voided ones too: a void does not give the allowance back) plus pending
+        requests. A machine's cash-out ticket of restricted credits is not an issue and is not
+        counted; an approved request is counted once, as its ticket (printed as the requester)."""
+        printed = (select(TicketEvent.actor, Ticket.amount)
+                   .join(Ticket, Ticket.id == TicketEvent.ticket_id)
+                   .where(TicketEvent.kind == "issued", TicketEvent.channel == "station",
+                          Ticket.type.in_(PROMO_TYPES), Ticket.issued_at >= since))
+        pending = (select(PromoTicketRequest.requested_by, PromoTicketRequest.amount)
+                   .where(PromoTicketRequest.status == "pending", PromoTicketRequest.requested_at >= since))
+        mine = floor = 0
+        for who, amount in [*self.s.execute(printed), *self.s.execute(pending)]:
+            floor += amount
+            if who == issuer:
+                mine += amount
+        return mine, floor
 
 
 class DrawerRepo:

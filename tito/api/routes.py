@@ -161,7 +161,7 @@ def expiry_override(number: str, body: ReasonIn):
 
 @bp.post("/tickets/promotional")
 @bp.input(PromoIn, arg_name="body")
-@bp.doc(summary="Print a promotional ticket at a station (supervisor, operator); needs Idempotency-Key", **AUTH_DOC)
+@bp.doc(summary="Print a promotional ticket at a station (supervisor; 202 pending when dual control applies); needs Idempotency-Key", **AUTH_DOC)
 def promotional(body: PromoIn):
     return reply(*tito().admin.issue_promotional(principal(), body.amount, body.station, idem_key(),
                                                  body.credit_type, body.reason))

@@ -20,7 +20,7 @@ from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.floor import require_machine
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
-from tito.adapters.repo import PromoRequestRepo, TicketRepo
+from tito.adapters.repo import PromoIssueRepo, PromoRequestRepo, TicketRepo
 from tito.adapters.tables import PromoTicketRequest
 from tito.domain.tickets import (
     EXPIRED,
@@ -147,20 +147,28 @@ class TicketAdminService:
                           reason: str | None = None) -> tuple[int, dict, bool]:
         """Print a promotional ticket at a station (marketing / promo booth), e.g. a free-play offer.
 
-        (supervisor or operator; Idempotency-Key) ``credit_type`` ``restricted`` (default: SAS
-        restricted promotional, type ``promotional``: played on a machine it credits the restricted
-        promo meter and is never paid in cash) or ``nonrestricted`` (type ``nonrestricted_promo``:
-        credits the non-restricted meter, cashable by the player once on the machine). Ledger:
-        ``Dr tito:promo_expense / Cr tito:outstanding``. System validation; sequence per station;
-        expiry ``SLOTSYS_TITO_STATION_EXPIRY_DAYS`` or the floor default.
+        (supervisor only — admin holds every role; an operator gets 403: printing value, and a
+        non-restricted ticket is cash once on a machine, is a supervisor's act; Idempotency-Key)
+        ``credit_type`` ``restricted`` (default: SAS restricted promotional, type ``promotional``:
+        played on a machine it credits the restricted promo meter and is never paid in cash) or
+        ``nonrestricted`` (type ``nonrestricted_promo``: credits the non-restricted meter, cashable by
+        the player once on the machine). Ledger: ``Dr tito:promo_expense / Cr tito:outstanding``.
+        System validation; sequence per station; expiry ``SLOTSYS_TITO_STATION_EXPIRY_DAYS`` or the
+        floor default.
 
-        Limits (:func:`slotsys.domain.promo.promo_issue_rule`): above
+        Limits (:func:`slotsys.domain.promo.promo_issue_decision`): above
         ``SLOTSYS_TITO_PROMO_MAX_WON`` refused, 422 ``promo-above-maximum`` naming ``amount``, nothing
-        printed; above ``SLOTSYS_TITO_PROMO_DUAL_CONTROL_WON`` nothing is printed either: a pending
-        request is stored (202 ``{"request"}``) until a different supervisor approves it
-        (:meth:`approve_promotional`). Otherwise 201 ``{"ticket"}``.
+        printed. Dual control — nothing printed, a pending request stored (202 ``{"request",
+        "dual_control": [reasons]}``) until a different supervisor approves it
+        (:meth:`approve_promotional`) — when any of: a non-restricted ticket above
+        ``SLOTSYS_TITO_PROMO_NONRESTRICTED_DUAL_CONTROL_WON`` (0: every one); this issuer's
+        promotional tickets in the last ``SLOTSYS_TITO_PROMO_WINDOW_HOURS`` (printed or pending)
+        plus this one above ``SLOTSYS_TITO_PROMO_DUAL_CONTROL_WON``; the floor's above
+        ``SLOTSYS_TITO_PROMO_FLOOR_CAP_WON``. Otherwise 201 ``{"ticket"}``. Issues serialise
+        floor-wide (:meth:`tito.adapters.repo.PromoIssueRepo.lock`), so concurrent issues cannot
+        both pass under a cumulative limit.
         """
-        require_role(principal, "supervisor", "operator")
+        require_role(principal, *SUPERVISOR_ROLES)
         try:
             won = require_won(amount, field="amount")
         except MoneyError as e:
@@ -172,24 +180,36 @@ class TicketAdminService:
             raise ValidationFailed("credit_type is 'restricted' or 'nonrestricted'", field="credit_type")
         why = (reason or "").strip()[:200]
         ts = get_tito_settings()
-        try:
-            rule = promo.promo_issue_rule(won, maximum=ts.promo_max_won, dual_control_above=ts.promo_dual_control_won)
+        policy = promo.PromoPolicy(maximum=ts.promo_max_won, issuer_dual_control_above=ts.promo_dual_control_won,
+                                   floor_cap=ts.promo_floor_cap_won,
+                                   nonrestricted_dual_control_above=ts.promo_nonrestricted_dual_control_won)
+        try:  # the maximum needs no totals: refuse before any transaction
+            promo.promo_issue_decision(won, credit_type, issuer_total=0, floor_total=0, policy=policy)
         except ValueError as e:
             raise PromoAboveMaximum(str(e), field="amount", amount=won, maximum=ts.promo_max_won) from None
 
         def fn(uow) -> dict:
-            if rule == promo.DUAL_CONTROL:
+            issues = PromoIssueRepo(uow.session)
+            issues.lock()
+            now = self.ctx.clock.now()
+            mine, floor = issues.totals(principal.id, now - ts.promo_window)
+            decision = promo.promo_issue_decision(won, credit_type, issuer_total=mine, floor_total=floor,
+                                                  policy=policy)
+            if decision.outcome == promo.DUAL_CONTROL:
                 req = PromoTicketRequest(amount=won, credit_type=credit_type, station=name, reason=why,
-                                         status="pending", requested_by=principal.id, requested_at=self.ctx.clock.now())
+                                         status="pending", requested_by=principal.id, requested_at=now)
                 PromoRequestRepo(uow.session).add(req)
-                TicketRepo(uow.session).log("promo_requested", actor=principal.id, at=req.requested_at, amount=won,
-                                            request_id=req.id, credit_type=credit_type, station=name)
-                return {"request": _request_view(req), "dual_control_above": ts.promo_dual_control_won}
+                TicketRepo(uow.session).log("promo_requested", actor=principal.id, at=now, amount=won,
+                                            request_id=req.id, credit_type=credit_type, station=name,
+                                            dual_control=list(decision.reasons), issuer_total=mine, floor_total=floor)
+                return {"request": _request_view(req), "dual_control": list(decision.reasons),
+                        "dual_control_above": ts.promo_dual_control_won, "issuer_total": mine,
+                        "floor_total": floor}
             return {"ticket": T.ticket_view(self._print_promo(uow, won, credit_type, name, principal.id))}
 
         r = run_once(self.ctx.uow, principal.id, idem_key,
                      fingerprint("POST", "tickets/promotional", [won, name, credit_type, why]), fn,
-                     status=202 if rule == promo.DUAL_CONTROL else 201)
+                     status=lambda body: 202 if "request" in body else 201)
         return r.status, r.body, r.replayed
 
     def _print_promo(self, uow, won: int, credit_type: str, station: str, actor: str):
