@@ -446,3 +446,26 @@ def test_a_client_hanging_up_is_one_info_line_not_a_traceback(floor):
         assert "Error handling request" not in log and "Traceback" not in log, tail(server.log)
     finally:
         server.stop()
+
+
+def test_zz_a_machine_key_reissue_ends_its_streams(floor):
+    """``slotsys seed --reissue`` (new machine keys; the old ones announced on the revocation bus) ends the old
+    keys' open streams on the hand-off and on ``slotsys streams`` within ~2 s, not after the 60 s machine-key
+    cache. Last in this module: every key and password of the floor changes."""
+    key = bearer(floor.keys["M015"])
+    crowd = Crowd()
+    try:
+        conns = crowd.open(floor.web.port, [(JACKPOTS, key)]) + crowd.open(floor.streams.port, [(JACKPOTS, key)])
+        assert [c.status for c in conns] == [200, 200]
+        assert wait_until(lambda: all(c.events >= 1 for c in conns), timeout=10)
+        time.sleep(1.2)
+        seed = Proc([BIN / "slotsys", "seed", "--reissue"], floor.env(), floor.tmp / "reissue.log").start()
+        assert wait_until(lambda: not seed.alive(), timeout=120) and seed.p.returncode == 0, tail(seed.log)
+        t = time.monotonic()
+        assert wait_until(lambda: all(c.ended for c in conns), timeout=10, step=0.05), tail(seed.log)
+        assert max(c.ended_at for c in conns) - t < 2.5, [c.ended_at - t for c in conns]
+        assert all(ended_revoked(c) for c in conns), [c.text()[-120:] for c in conns]
+    finally:
+        crowd.close()
+        new = json.loads((floor.tmp / "creds.json").read_text())
+        floor.creds, floor.keys = new, {m["asset"]: m["key"] for m in new["machines"]}
