@@ -405,7 +405,8 @@ def _assert_422_max_seconds(status: int, body: bytes | str, where: str) -> None:
 
 def test_a_bad_max_seconds_is_422_on_every_path(floor):
     """The Flask route (a node without the hand-off), the gunicorn hand-off and ``slotsys streams``: the same
-    422 problem naming ``max_seconds``, and nothing is opened; a good value still streams and ends."""
+    422 problem naming ``max_seconds``, and nothing is opened; a good value still streams and ends. The Flask
+    route's stream also ends on logout (heartbeat 2 s + re-check 1 s)."""
     flask = floor.start(Gunicorn(floor.env(SLOTSYS_STREAM_HANDOFF="false"), floor.tmp, workers=1, threads=2))
     key = bearer(floor.keys["M013"])
     crowd = Crowd()
@@ -417,6 +418,14 @@ def test_a_bad_max_seconds_is_422_on_every_path(floor):
                 [c] = crowd.open(port, [(f"{JACKPOTS}?max_seconds={raw}", key)])
                 _assert_422_max_seconds(c.status, c.body, f"{port} {raw!r}")
                 assert "application/problem+json" in c.head.lower()
+        # the Flask route re-checks its credential too: a logout ends it with event: end revoked
+        token = staff_token(floor.web.base, floor.creds, role="auditor")
+        [mine] = crowd.open(flask.port, [(JACKPOTS, bearer(token))])
+        assert mine.status == 200 and wait_until(lambda: mine.events >= 1, timeout=10)
+        assert call(floor.web.base, "POST", "/api/v1/auth/logout", token).status_code == 200
+        t = time.monotonic()
+        assert wait_until(lambda: mine.ended, timeout=10, step=0.05) and mine.ended_at - t < 4.0, mine.text()[-200:]
+        assert ended_revoked(mine), mine.text()[-200:]
         conns = crowd.open(floor.web.port, [(f"{JACKPOTS}?max_seconds=1.5", key)])
         conns += crowd.open(floor.streams.port, [(f"{JACKPOTS}?max_seconds=1.5", key)])
         assert [c.status for c in conns] == [200, 200]
