@@ -219,7 +219,7 @@ class Hub:
         refused = set(await asyncio.get_running_loop().run_in_executor(None, self._refused, creds))
         n = 0
         for c in list(self.clients):
-            if c.cred in refused:
+            if c.cred in refused and c.end_reason is None:
                 c.end("revoked")
                 n += 1
         self.revoked += n
