@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
+from flask import request
 from pydantic import Field
 
 from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
@@ -202,4 +203,5 @@ def move_machine(asset: str, body: ZoneIn):
                 "served by the stream server or the worker's event loop (docs/streams.md)", **AUTH_DOC)
 def stream(query: StreamQuery):
     principal()
-    return sse_response(services(), query.max_seconds)
+    svc, authorization = services(), request.headers.get("Authorization")
+    return sse_response(svc, query.max_seconds, recheck=lambda: svc.auth.authenticate(authorization))

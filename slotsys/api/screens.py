@@ -57,8 +57,9 @@ def stream_token():
 @bp.doc(summary="Live jackpot meters and hits as Server-Sent Events, authenticated by ?token= from "
                 "POST /api/v1/screens/stream-token (same events as /api/v1/jackpots/stream)")
 def jackpot_stream():
-    g.principal = _svc()[1].check_stream_token(request.args.get("token"))
-    return sse_response(services())
+    screens, token = _svc()[1], request.args.get("token")
+    g.principal = screens.check_stream_token(token)
+    return sse_response(services(), recheck=lambda: screens.check_stream_token(token))
 
 
 @bp.get("/screens/tickets/<number>/check")

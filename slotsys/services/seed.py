@@ -101,12 +101,17 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
     return {"staff": staff, "machines": machines, "players": players}
 
 
-def reissue_credentials(ctx: ServiceContext) -> dict:
-    """New machine keys and staff passwords for the whole demo floor (the old ones stop working)."""
+def reissue_credentials(ctx: ServiceContext, auth=None) -> dict:
+    """New machine keys and staff passwords for the whole demo floor (the old ones stop working). With
+    ``auth`` (the process's ``AuthService``) the old keys and the staff users' tokens are announced on the
+    revocation bus after the commit, so every node (and every open stream: docs/streams.md) refuses them
+    within ~1 s instead of after its machine-key cache (``auth_cache_s``)."""
     creds: dict = {"staff": [], "machines": []}
+    revoked: list[str] = []
     with ctx.uow() as uow:
         for m in uow.machines.all():
             key = new_token("mk")
+            revoked.append(f"token:{m.key_hash}")
             m.key_hash = token_digest(key)
             if m.validation_scheme == "sas":  # re-enrolment: a new SAS validation ID and sequence (CSPRNG)
                 new_machine_secret(uow, ctx, m, actor="system:reissue", reason="re-enrolment: new machine key")
@@ -119,7 +124,11 @@ def reissue_credentials(ctx: ServiceContext) -> dict:
             password = secrets.token_urlsafe(9)
             user.password_hash = hash_password(password)
             uow.staff.revoke_user_tokens(user.id)  # a new password ends every session (docs/staff-auth.md)
+            revoked.append(f"user:{user.id}")
             creds["staff"].append({"username": username, "password": password, "role": role})
         creds["players"] = reissue_demo_pins(uow)
         uow.commit()
+    if auth is not None:
+        for message in revoked:
+            auth.announce_revoked(message)
     return creds

@@ -166,9 +166,9 @@ class AuthService:
             self._cache.pop(digest, None)
             raise Unauthorized("unknown or expired credentials")
         ttl = self.ctx.settings.auth_cache_s
+        self._listen()  # machine keys too: a reissued key is evicted on every node (reissue_credentials)
         if found.kind == "staff":
             ttl = min(ttl, self.ctx.settings.staff_auth_cache_s)
-            self._listen()
         if ttl > 0:
             if len(self._cache) >= self._CACHE_MAX:
                 self._cache.clear()
@@ -194,6 +194,11 @@ class AuthService:
         for digest, entry in list(self._cache.items()):
             if entry[3] is not None:
                 self._cache.pop(digest, None)
+
+    def announce_revoked(self, message: str) -> None:
+        """Evict a revoked credential here and on every node: ``token:<digest>`` (a staff token or a machine
+        key) or ``user:<id>`` (every token of a staff user); call it after the revoking commit."""
+        self._revoked(message)
 
     def _revoked(self, message: str) -> None:
         self._on_revoked(message)  # this process at once, even if the bus is down

@@ -13,9 +13,10 @@ Refusals are RFC 9457 problem+json bodies (:func:`problem`).
 from __future__ import annotations
 
 import json
+import math
 from urllib.parse import parse_qs
 
-from slotsys.domain.errors import DomainError, Unauthorized
+from slotsys.domain.errors import DomainError, Unauthorized, ValidationFailed
 
 JACKPOT_STREAM = "/api/v1/jackpots/stream"
 SCREENS_STREAM = "/api/v1/screens/jackpot-stream"
@@ -33,11 +34,40 @@ def query_args(query: str) -> dict[str, str]:
     return out
 
 
+MAX_SECONDS_BOUND = 86_400.0  # the Flask route's bound (jackpot_controller.api.routes.StreamQuery)
+
+
 def max_seconds(args: dict[str, str]) -> float | None:
-    raw = args.get("max_seconds")
-    if raw and raw.replace(".", "", 1).isdigit():
-        return float(raw)
-    return None
+    """``?max_seconds=`` as seconds (a finite number in [0, 86 400]; the stream's lifetime is then
+    ``min(max_seconds, SLOTSYS_STREAM_MAX_LIFETIME_S)``), ``None`` when absent. Anything else (``abc``, ``-1``,
+    ``inf``, ``nan``, ``1e30``, empty) raises ``ValidationFailed`` (422 naming ``max_seconds``), as the Flask
+    route's pydantic model does."""
+    if "max_seconds" not in args:
+        return None
+    raw = args["max_seconds"].strip()
+    try:
+        value = float(raw) if len(raw) <= 32 else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS_BOUND:
+        raise ValidationFailed(f"max_seconds must be a number of seconds from 0 to {MAX_SECONDS_BOUND:,.0f}",
+                               field="max_seconds")
+    return value
+
+
+def credential(path: str, authorization: str | None, args: dict[str, str]) -> tuple[str, str | None]:
+    """What a stream's credential is, for the periodic re-check (:func:`recheck`): ``(path, header or token)``."""
+    return (path, args.get("token") if path == SCREENS_STREAM else authorization)
+
+
+def recheck(services, cred: tuple[str, str | None]) -> None:
+    """Re-authenticate an open stream's credential (blocking: run it in an executor). Machine keys and staff
+    tokens go through the cached ``AuthService.authenticate`` (at most one database read per credential per
+    ``staff_auth_cache_s``; a logout, password change or deactivation evicts it at once via the revocation
+    bus); a stream token re-checks its owner (active, same password). Raises ``Unauthorized`` when revoked."""
+    path, value = cred
+    authenticate(services, path, value if path == JACKPOT_STREAM else None,
+                 {"token": value} if path == SCREENS_STREAM and value is not None else {})
 
 
 def authenticate(services, path: str, authorization: str | None, args: dict[str, str]):

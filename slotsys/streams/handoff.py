@@ -31,7 +31,8 @@ from slotsys.streams.hub import Hub, Limits, TooManyStreams, inprocess_feed, red
 
 log = structlog.get_logger("slotsys.streams")
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 422: "Unprocessable Content",
+            429: "Too Many Requests",
             503: "Service Unavailable"}
 WRITE_TIMEOUT_S = 10.0  # a client whose socket accepts nothing for this long is disconnected
 
@@ -43,7 +44,7 @@ class StreamLoop:
     def __init__(self, services, limits: Limits, channel: str) -> None:
         self.services = services
         self.loop = asyncio.new_event_loop()
-        self.hub = Hub(limits, services.jackpots.meters_message)
+        self.hub = Hub(limits, services.jackpots.meters_message, lambda cred: gate.recheck(services, cred))
         self.thread = threading.Thread(target=self.loop.run_forever, name="slotsys-streams", daemon=True)
         self.thread.start()
         publisher = services.publisher
@@ -64,8 +65,8 @@ class StreamLoop:
             return
         try:
             await serve_raw(self.hub, self.services, reader, writer, path, query, authorization)
-        except (ConnectionError, asyncio.CancelledError, asyncio.TimeoutError, OSError):
-            pass
+        except (ConnectionError, asyncio.CancelledError, asyncio.TimeoutError, OSError) as exc:
+            log.info("stream.client_disconnected", path=path, reason=type(exc).__name__)
         except Exception:
             log.exception("stream.handoff_failed", path=path)
         finally:
@@ -84,8 +85,9 @@ async def serve_raw(hub: Hub, services, reader, writer, path: str, query: str, a
     loop = asyncio.get_running_loop()
     try:
         args = gate.query_args(query)
+        limit = gate.max_seconds(args)
         principal = await loop.run_in_executor(None, gate.authenticate, services, path, authorization, args)
-        client = hub.open(gate.principal_key(principal), gate.max_seconds(args))
+        client = hub.open(gate.principal_key(principal), limit, gate.credential(path, authorization, args))
     except DomainError as err:
         status, body, extra = gate.from_domain(err, path)
     except TooManyStreams as exc:

@@ -16,6 +16,13 @@ Shapes and rules:
   caller (a machine, a staff user: :class:`TooManyStreams` ``scope="principal"``, answered 429) and
   ``max_total`` per process (``scope="global"``, answered 503), both with ``Retry-After``; a stream ends after
   ``max_lifetime_s`` (EventSource reconnects by itself, and every connection starts with a snapshot).
+* **Revocation.** A hub built with a ``check`` re-authenticates the credential of every open stream every
+  ``recheck_s`` (1 s): ONE executor call per tick checks each distinct credential once (machine keys and staff
+  tokens through the cached ``AuthService.authenticate``, so no database read per stream); a credential refused
+  (a 401/403 ``DomainError``: logout, password change, deactivation, machine key reissue) ends each of its
+  streams with a final ``event: end`` / ``data: {"reason": "revoked"}`` frame, so a sign shows "signed out"
+  instead of reconnecting with a dead credential. Any other failure of the check (database down) keeps the
+  streams and is logged.
 * **Slow readers.** Each client has a bounded queue of ``buffer`` frames; a client whose queue is full
   (it stopped reading and its socket's send buffer is full) is disconnected, never buffered without bound.
 """
@@ -43,6 +50,7 @@ class Limits:
     max_lifetime_s: float = 900.0
     buffer: int = 64
     retry_after_s: int = 5
+    recheck_s: float = 1.0
 
     @classmethod
     def from_settings(cls, s) -> "Limits":
@@ -65,6 +73,9 @@ def sse(event: str, data: str) -> bytes:
     return f"event: {event}\ndata: {data}\n\n".encode()
 
 
+_END = object()  # queued by Client.end: the stream's last frame is ``event: end``
+
+
 def frame_for(message: str) -> bytes:
     try:
         event = json.loads(message).get("event", "message")
@@ -76,10 +87,11 @@ def frame_for(message: str) -> bytes:
 class Client:
     """One open stream: a bounded queue of frames filled by the hub, drained by :meth:`frames`."""
 
-    def __init__(self, hub: "Hub", key: str, max_seconds: float) -> None:
-        self.hub, self.key, self.max_seconds = hub, key, max_seconds
-        self.q: asyncio.Queue[bytes] = asyncio.Queue(maxsize=hub.limits.buffer)
+    def __init__(self, hub: "Hub", key: str, max_seconds: float, cred=None) -> None:
+        self.hub, self.key, self.max_seconds, self.cred = hub, key, max_seconds, cred
+        self.q: asyncio.Queue = asyncio.Queue(maxsize=hub.limits.buffer)
         self.dropped = False
+        self.end_reason: str | None = None
         self.task: asyncio.Task | None = asyncio.current_task()
 
     def offer(self, frame: bytes) -> None:
@@ -97,6 +109,16 @@ class Client:
             if self.task is not None:
                 self.task.cancel()
 
+    def end(self, reason: str) -> None:
+        """End this stream after the frames already queued, with ``event: end`` / ``{"reason": reason}``."""
+        if self.end_reason is None and not self.dropped:
+            self.end_reason = reason
+            log.info("stream.ended", principal=self.key, reason=reason)
+            try:
+                self.q.put_nowait(_END)
+            except asyncio.QueueFull:
+                self.drop()
+
     async def frames(self) -> AsyncIterator[bytes]:
         """The snapshot, then channel frames and heartbeat snapshots, until the lifetime ends."""
         hub = self.hub
@@ -108,12 +130,17 @@ class Client:
                 return
             try:
                 if not self.q.empty():  # a burst: drain without a timer per frame
-                    yield self.q.get_nowait()
-                    continue
-                yield await asyncio.wait_for(self.q.get(), timeout=min(hub.limits.heartbeat_s, left))
+                    item = self.q.get_nowait()
+                else:
+                    item = await asyncio.wait_for(self.q.get(), timeout=min(hub.limits.heartbeat_s, left))
             except asyncio.TimeoutError:
                 if time.monotonic() - started < self.max_seconds:
                     yield await hub.snapshot_frame()
+                continue
+            if item is _END:
+                yield sse("end", json.dumps({"reason": self.end_reason}))
+                return
+            yield item
 
 
 class Hub:
@@ -121,12 +148,18 @@ class Hub:
     (:meth:`publish` from another thread goes through ``loop.call_soon_threadsafe``).
 
     ``snapshot``: a blocking callable returning the meters message as a dict (``JackpotService.meters_message``,
-    a database read), run in the loop's default executor.
+    a database read), run in the loop's default executor. ``check``: an optional blocking callable taking a
+    client's ``cred`` (any hashable, given to :meth:`open`) and raising a 401/403 ``DomainError`` when that
+    credential no longer authenticates (``slotsys.streams.gate.recheck``); run in the executor every
+    ``limits.recheck_s``.
     """
 
-    def __init__(self, limits: Limits, snapshot: Callable[[], dict]) -> None:
+    def __init__(self, limits: Limits, snapshot: Callable[[], dict], check: Callable[[object], None] | None = None) -> None:
         self.limits = limits
         self._snapshot = snapshot
+        self._check = check
+        self._checker: asyncio.Task | None = None
+        self.revoked = 0
         self.clients: set[Client] = set()
         self.by_key: dict[str, int] = {}
         self._snap: bytes | None = None
@@ -136,15 +169,18 @@ class Hub:
         self.dropped = 0
 
     # ------------------------------------------------------------------ clients
-    def open(self, key: str, max_seconds: float | None = None) -> Client:
-        """Admit a stream for ``key`` (e.g. ``machine:M001``, ``staff:alice``) or raise :class:`TooManyStreams`."""
+    def open(self, key: str, max_seconds: float | None = None, cred=None) -> Client:
+        """Admit a stream for ``key`` (e.g. ``machine:M001``, ``staff:alice``) or raise :class:`TooManyStreams`.
+        ``cred``: what :meth:`recheck` re-authenticates for it (``None``: never re-checked). Runs on the loop."""
         lim = self.limits
         if len(self.clients) >= lim.max_total:
             raise TooManyStreams("global", lim.max_total, lim.retry_after_s)
         if self.by_key.get(key, 0) >= lim.per_principal:
             raise TooManyStreams("principal", lim.per_principal, lim.retry_after_s)
         life = lim.max_lifetime_s if max_seconds is None else max(0.0, min(max_seconds, lim.max_lifetime_s))
-        c = Client(self, key, life)
+        c = Client(self, key, life, cred)
+        if self._check is not None and cred is not None and (self._checker is None or self._checker.done()):
+            self._checker = asyncio.get_running_loop().create_task(self._recheck_forever())
         self.clients.add(c)
         self.by_key[key] = self.by_key.get(key, 0) + 1
         return c
@@ -157,6 +193,47 @@ class Hub:
                 self.by_key.pop(c.key, None)
             else:
                 self.by_key[c.key] = n
+
+    # ------------------------------------------------------------------ revocation
+    def _refused(self, creds: list) -> list:
+        """Blocking (executor): the credentials among ``creds`` that ``check`` refuses (401/403)."""
+        from slotsys.domain.errors import DomainError
+
+        out = []
+        for cred in creds:
+            try:
+                self._check(cred)
+            except DomainError as err:
+                if err.status in (401, 403):
+                    out.append(cred)
+            except Exception:
+                log.warning("stream.recheck_failed", exc_info=True)  # e.g. the database is down: keep the stream
+        return out
+
+    async def recheck(self) -> int:
+        """Re-check every open stream's credential once (one executor call); end the refused ones' streams
+        with ``event: end`` reason ``revoked``. Returns the number of streams ended."""
+        creds = list({c.cred for c in self.clients if c.cred is not None and c.end_reason is None})
+        if not creds or self._check is None:
+            return 0
+        refused = set(await asyncio.get_running_loop().run_in_executor(None, self._refused, creds))
+        n = 0
+        for c in list(self.clients):
+            if c.cred in refused and c.end_reason is None:
+                c.end("revoked")
+                n += 1
+        self.revoked += n
+        return n
+
+    async def _recheck_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.limits.recheck_s)
+            try:
+                await self.recheck()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("stream.recheck_failed", exc_info=True)
 
     # ------------------------------------------------------------------ feed
     def publish(self, message: str) -> None:

@@ -36,9 +36,11 @@ async def stream(request: web.Request) -> web.StreamResponse:
     path = request.path
     try:
         args = gate.query_args(request.query_string)
+        limit = gate.max_seconds(args)
+        authorization = request.headers.get("Authorization")
         principal = await asyncio.get_running_loop().run_in_executor(
-            None, gate.authenticate, services, path, request.headers.get("Authorization"), args)
-        client = hub.open(gate.principal_key(principal), gate.max_seconds(args))
+            None, gate.authenticate, services, path, authorization, args)
+        client = hub.open(gate.principal_key(principal), limit, gate.credential(path, authorization, args))
     except DomainError as err:
         return _problem(*gate.from_domain(err, path))
     except TooManyStreams as exc:
@@ -50,6 +52,9 @@ async def stream(request: web.Request) -> web.StreamResponse:
         async for frame in client.frames():
             await asyncio.wait_for(resp.write(frame), WRITE_TIMEOUT_S)
         return resp
+    except (ConnectionError, asyncio.TimeoutError) as exc:  # aiohttp's ClientConnectionResetError is one
+        log.info("stream.client_disconnected", path=path, principal=client.key, reason=type(exc).__name__)
+        return resp
     finally:
         hub.close(client)
 
@@ -60,7 +65,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 def make_app(services, limits: Limits, channel: str) -> web.Application:
     app = web.Application()
-    hub = Hub(limits, services.jackpots.meters_message)
+    hub = Hub(limits, services.jackpots.meters_message, lambda cred: gate.recheck(services, cred))
     app[HUB], app[SERVICES] = hub, services
     app.router.add_get(gate.JACKPOT_STREAM, stream)
     app.router.add_get(gate.SCREENS_STREAM, stream)

@@ -307,6 +307,174 @@ def test_make_run_shape_more_streams_than_threads_leave_spins_answered(tmp_path)
         assert max(spins) < 2.0 and max(health) < 1.0, (spins, health)
         time.sleep(2.5)
         assert all(not c.ended and c.events >= 2 for c in conns)
+        # the tester's report, on this shape: an auditor's stream ends within ~2 s of its logout, saying why
+        auditor = staff_token(base, creds, role="auditor")
+        [mine] = crowd.open(port, [(JACKPOTS, bearer(auditor))])
+        assert mine.status == 200 and wait_until(lambda: mine.events >= 1, timeout=10)
+        assert call(base, "POST", "/api/v1/auth/logout", auditor).status_code == 200
+        t = time.monotonic()
+        assert wait_until(lambda: mine.ended, timeout=10, step=0.05) and mine.ended_at - t < 2.5
+        assert ended_revoked(mine), mine.text()[-200:]
+        for raw in ("abc", "-1", "99999999999999999999"):
+            [bad] = crowd.open(port, [(f"{JACKPOTS}?max_seconds={raw}", bearer(keys["V005"]))])
+            assert bad.status == 422 and json.loads(bad.body)["field"] == "max_seconds", (raw, bad.head, bad.body)
+        assert all(not c.ended for c in conns)  # the machines' and the signage streams go on
     finally:
         crowd.close()
         run.stop()
+
+
+REVOKED = 'end\ndata: {"reason": "revoked"}\n\n'
+
+
+def ended_revoked(c) -> bool:
+    """The stream's last event is ``event: end`` with reason ``revoked`` (chunk framing aside)."""
+    return c.text().rsplit("event: ", 1)[-1].startswith(REVOKED)
+
+
+def _staff(creds: dict, role: str) -> dict:
+    return next(s for s in creds["staff"] if s["role"] == role)
+
+
+def test_logout_ends_open_streams_on_the_hand_off_and_the_stream_server(floor):
+    """A staff token's open streams (gunicorn hand-off and ``slotsys streams``, another process told through
+    Redis) end within ~2 s of its logout with ``event: end`` reason ``revoked``; a machine's stream goes on."""
+    token = staff_token(floor.web.base, floor.creds, role="auditor")
+    crowd = Crowd()
+    try:
+        conns = crowd.open(floor.web.port, [(JACKPOTS, bearer(token))] * 2)
+        conns += crowd.open(floor.streams.port, [(JACKPOTS, bearer(token))] * 2)
+        [machine] = crowd.open(floor.streams.port, [(JACKPOTS, bearer(floor.keys["M012"]))])
+        assert [c.status for c in conns + [machine]] == [200] * 5
+        assert wait_until(lambda: all(c.events >= 1 for c in conns), timeout=10)
+        time.sleep(1.2)  # the credential is in every process's cache and has been re-checked once
+        assert not any(c.ended for c in conns)
+        r = call(floor.web.base, "POST", "/api/v1/auth/logout", token)
+        assert r.status_code == 200 and r.json()["revoked"] is True, r.text
+        t = time.monotonic()
+        assert wait_until(lambda: all(c.ended for c in conns), timeout=10, step=0.05), [c.text()[-200:] for c in conns]
+        assert max(c.ended_at for c in conns) - t < 2.5, [c.ended_at - t for c in conns]
+        assert all(ended_revoked(c) for c in conns), [c.text()[-120:] for c in conns]
+        assert not machine.ended
+        [again] = crowd.open(floor.streams.port, [(JACKPOTS, bearer(token))])
+        assert again.status == 401
+    finally:
+        crowd.close()
+
+
+def test_a_password_change_ends_the_owners_signage_streams(floor):
+    """A stream token (signage, ``?token=``) is re-checked against its owner: a password change (every token of
+    the user revoked) ends its streams on both paths with ``event: end`` reason ``revoked``."""
+    s = _staff(floor.creds, "auditor")
+    token = staff_token(floor.web.base, floor.creds, role="auditor")
+    url = stream_url(floor.web.base, token)
+    crowd = Crowd()
+    try:
+        conns = crowd.open(floor.web.port, [(url, {})]) + crowd.open(floor.streams.port, [(url, {})])
+        assert [c.status for c in conns] == [200, 200]
+        assert wait_until(lambda: all(c.events >= 1 for c in conns), timeout=10)
+        new = s["password"] + "-Changed-7"
+        r = httpx.post(floor.web.base + "/api/v1/auth/password", headers=bearer(token), timeout=30,
+                       json={"old_password": s["password"], "new_password": new})
+        assert r.status_code == 200, r.text
+        t = time.monotonic()
+        try:
+            assert wait_until(lambda: all(c.ended for c in conns), timeout=10, step=0.05)
+            assert max(c.ended_at for c in conns) - t < 2.5
+            assert all(ended_revoked(c) for c in conns), [c.text()[-120:] for c in conns]
+        finally:  # the module's other tests sign in with the seeded password
+            r = httpx.post(floor.web.base + "/api/v1/auth/login", json={"username": s["username"], "password": new},
+                           timeout=30)
+            assert r.status_code == 200, r.text
+            r = httpx.post(floor.web.base + "/api/v1/auth/password", headers=bearer(r.json()["token"]), timeout=30,
+                           json={"old_password": new, "new_password": s["password"]})
+            assert r.status_code == 200, r.text
+    finally:
+        crowd.close()
+
+
+BAD_MAX_SECONDS = ["abc", "-1", "99999999999999999999", "inf", "nan", "", "86401"]
+
+
+def _assert_422_max_seconds(status: int, body: bytes | str, where: str) -> None:
+    assert status == 422, (where, status, body)
+    problem = json.loads(body)
+    assert problem["status"] == 422 and problem["field"] == "max_seconds", (where, problem)
+    assert problem["type"].endswith("/validation-failed"), (where, problem)
+
+
+def test_a_bad_max_seconds_is_422_on_every_path(floor):
+    """The Flask route (a node without the hand-off), the gunicorn hand-off and ``slotsys streams``: the same
+    422 problem naming ``max_seconds``, and nothing is opened; a good value still streams and ends. The Flask
+    route's stream also ends on logout (heartbeat 2 s + re-check 1 s)."""
+    flask = floor.start(Gunicorn(floor.env(SLOTSYS_STREAM_HANDOFF="false"), floor.tmp, workers=1, threads=2))
+    key = bearer(floor.keys["M013"])
+    crowd = Crowd()
+    try:
+        for raw in BAD_MAX_SECONDS:
+            r = httpx.get(flask.base + JACKPOTS, params={"max_seconds": raw}, headers=key, timeout=10)
+            _assert_422_max_seconds(r.status_code, r.content, f"flask {raw!r}")
+            for port in (floor.web.port, floor.streams.port):
+                [c] = crowd.open(port, [(f"{JACKPOTS}?max_seconds={raw}", key)])
+                _assert_422_max_seconds(c.status, c.body, f"{port} {raw!r}")
+                assert "application/problem+json" in c.head.lower()
+        # the Flask route re-checks its credential too: a logout ends it with event: end revoked
+        token = staff_token(floor.web.base, floor.creds, role="auditor")
+        [mine] = crowd.open(flask.port, [(JACKPOTS, bearer(token))])
+        assert mine.status == 200 and wait_until(lambda: mine.events >= 1, timeout=10)
+        assert call(floor.web.base, "POST", "/api/v1/auth/logout", token).status_code == 200
+        t = time.monotonic()
+        assert wait_until(lambda: mine.ended, timeout=10, step=0.05) and mine.ended_at - t < 4.0, mine.text()[-200:]
+        assert ended_revoked(mine), mine.text()[-200:]
+        conns = crowd.open(floor.web.port, [(f"{JACKPOTS}?max_seconds=1.5", key)])
+        conns += crowd.open(floor.streams.port, [(f"{JACKPOTS}?max_seconds=1.5", key)])
+        assert [c.status for c in conns] == [200, 200]
+        assert wait_until(lambda: all(c.ended for c in conns), timeout=10)
+        assert all(1.0 < c.ended_at - c.opened_at < 5 for c in conns)
+    finally:
+        crowd.close()
+        flask.stop()
+
+
+def test_a_client_hanging_up_is_one_info_line_not_a_traceback(floor):
+    """``slotsys streams`` at INFO: clients that go away mid-stream leave ``stream.client_disconnected`` lines,
+    never aiohttp's "Error handling request" traceback."""
+    server = floor.start(StreamServer(floor.env(SLOTSYS_LOG_LEVEL="INFO", SLOTSYS_STREAM_HEARTBEAT_S="0.2"),
+                                      floor.tmp, "info"))
+    try:
+        for _ in range(3):
+            crowd = Crowd()
+            conns = crowd.open(server.port, [(JACKPOTS, bearer(floor.keys["M014"]))] * 3)
+            assert [c.status for c in conns] == [200] * 3
+            assert wait_until(lambda: all(c.events >= 2 for c in conns), timeout=10)
+            crowd.close()
+        assert wait_until(lambda: server.streams() == 0, timeout=10)
+        time.sleep(0.5)
+        log = server.log.read_text()
+        assert log.count("stream.client_disconnected") >= 1, tail(server.log)
+        assert "Error handling request" not in log and "Traceback" not in log, tail(server.log)
+    finally:
+        server.stop()
+
+
+def test_zz_a_machine_key_reissue_ends_its_streams(floor):
+    """``slotsys seed --reissue`` (new machine keys; the old ones announced on the revocation bus) ends the old
+    keys' open streams on the hand-off and on ``slotsys streams`` within ~2 s, not after the 60 s machine-key
+    cache. Last in this module: every key and password of the floor changes."""
+    key = bearer(floor.keys["M015"])
+    crowd = Crowd()
+    try:
+        conns = crowd.open(floor.web.port, [(JACKPOTS, key)]) + crowd.open(floor.streams.port, [(JACKPOTS, key)])
+        assert [c.status for c in conns] == [200, 200]
+        assert wait_until(lambda: all(c.events >= 1 for c in conns), timeout=10)
+        time.sleep(1.2)
+        seed = Proc([BIN / "slotsys", "seed", "--reissue"], floor.env(), floor.tmp / "reissue.log").start()
+        assert wait_until(lambda: not seed.alive(), timeout=120) and seed.p.returncode == 0, tail(seed.log)
+        t = time.monotonic()
+        assert wait_until(lambda: all(c.ended for c in conns), timeout=10, step=0.05), tail(seed.log)
+        assert max(c.ended_at for c in conns) - t < 2.5, [c.ended_at - t for c in conns]
+        assert all(ended_revoked(c) for c in conns), [c.text()[-120:] for c in conns]
+    finally:
+        crowd.close()
+        new = json.loads((floor.tmp / "creds.json").read_text())
+        floor.creds, floor.keys = new, {m["asset"]: m["key"] for m in new["machines"]}

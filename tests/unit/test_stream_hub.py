@@ -124,3 +124,66 @@ def test_a_client_that_stops_reading_is_dropped_not_buffered():
         assert not ok.dropped and len(frames) == 11
 
     run(main())
+
+
+def test_a_revoked_credential_ends_its_streams_with_an_end_event_and_others_go_on():
+    from slotsys.domain.errors import Unauthorized
+
+    calls: list = []
+    revoked: set = set()
+
+    def check(cred) -> None:  # the blocking re-check (gate.recheck in the servers), run in the executor
+        calls.append((cred, threading.current_thread().name))
+        if cred in revoked:
+            raise Unauthorized("unknown or expired credentials")
+
+    async def main():
+        hub = Hub(Limits(heartbeat_s=5.0, recheck_s=0.1), Snapshots(), check)
+        staff = [hub.open("staff:a", cred="st_a") for _ in range(3)]
+        machine = hub.open("machine:M1", cred="mk_1")
+        got: dict = {id(c): [] for c in staff + [machine]}
+
+        async def read(c):
+            async for f in c.frames():
+                got[id(c)].append(f)
+
+        tasks = [asyncio.create_task(read(c)) for c in staff + [machine]]
+        await asyncio.sleep(0.35)
+        assert not any(t.done() for t in tasks)
+        revoked.add("st_a")
+        t0 = time.monotonic()
+        await asyncio.wait_for(asyncio.gather(*tasks[:3]), 1.0)
+        ended_in = time.monotonic() - t0
+        assert not tasks[3].done()
+        tasks[3].cancel()
+        return hub, staff, got, ended_in
+
+    hub, staff, got, ended_in = run(main())
+    assert ended_in < 0.5
+    for c in staff:
+        assert got[id(c)][-1] == b'event: end\ndata: {"reason": "revoked"}\n\n'
+    assert hub.revoked == 3
+    # one check per distinct credential per tick, never on the loop's thread, whatever the number of streams
+    ticks = [c for c, _ in calls if c == "mk_1"]
+    assert len([c for c, _ in calls if c == "st_a"]) <= len(ticks) + 1
+    assert calls and all(name.startswith("asyncio") for _, name in calls)  # the loop's executor, not the loop
+
+
+@pytest.mark.parametrize("raw", ["abc", "-1", "99999999999999999999", "inf", "-inf", "nan", "", " ", "86400.5",
+                                 "1e400", "0x10", "9" * 40])
+def test_max_seconds_outside_its_bounds_is_a_422_naming_it(raw):
+    from slotsys.domain.errors import ValidationFailed
+    from slotsys.streams import gate
+
+    with pytest.raises(ValidationFailed) as e:
+        gate.max_seconds({"max_seconds": raw})
+    assert e.value.status == 422 and e.value.field == "max_seconds"
+
+
+def test_max_seconds_within_its_bounds():
+    from slotsys.streams import gate
+
+    assert gate.max_seconds({}) is None
+    assert gate.max_seconds({"max_seconds": "0"}) == 0.0
+    assert gate.max_seconds({"max_seconds": "1.5"}) == 1.5
+    assert gate.max_seconds({"max_seconds": "86400"}) == 86_400.0

@@ -49,6 +49,7 @@
     load: ["Load", "조회"], csv: ["Export CSV", "CSV 내보내기"], rows: ["rows", "행"], total: ["Total", "합계"],
     // signage
     jackpot: ["JACKPOT", "잭팟"], connecting: ["connecting…", "연결 중…"], reconnecting: ["connection lost, reconnecting…", "연결 끊김, 재연결 중…"],
+    signed_out: ["signed out", "로그아웃됨"],
     connected: ["live", "실시간"], congrats: ["Congratulations!", "축하합니다!"],
     variation: ["Variation", "버전"], rtp_full: ["RTP at full bet", "최대 베팅 RTP"], min_rtp: ["Lowest RTP", "최저 RTP"],
     hit_freq: ["Hit frequency", "당첨 빈도"], option: ["Bet option", "베팅 옵션"], top_award: ["Top award", "최고 당첨"],

@@ -3,7 +3,9 @@
  * /api/v1/screens/jackpot-stream?token=… with it. On any error, or 6 s without an event (the server
  * sends a meters snapshot every 2 s of silence), the connection is closed and reopened with a fresh
  * token after a back-off (1, 2, 4 … 10 s); the first event of every connection is a full snapshot,
- * so the values recover by themselves. */
+ * so the values recover by themselves. A final `event: end` with reason "revoked" (the signed-in user
+ * logged out, changed password or was deactivated: docs/streams.md) stops it for good: the sign shows
+ * "signed out" and the sign-in form (through the 401 the dead token now gets), never a reconnect loop. */
 (function () {
   "use strict";
   SS.jackpotStream = function (handlers) {
@@ -26,6 +28,12 @@
         es.onopen = function () { backoff = 1000; seen(); state("connected"); };
         es.addEventListener("meters", function (ev) { seen(); state("connected"); handlers.onMeters(JSON.parse(ev.data)); });
         es.addEventListener("hit", function (ev) { seen(); handlers.onHit(JSON.parse(ev.data)); });
+        es.addEventListener("end", function (ev) {
+          var d = {}; try { d = JSON.parse(ev.data); } catch (e) { /* not JSON: treat as a plain end */ }
+          if (d.reason !== "revoked") { schedule(); return; }
+          stopped = true; clearTimeout(timer); es.close(); es = null; state("signed_out");
+          SS.api("POST", "/api/v1/screens/stream-token").catch(function () {});  // its 401 shows the sign-in form
+        });
         es.onerror = function () { schedule(); };
       }).catch(function () { schedule(); });
     }
