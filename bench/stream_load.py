@@ -6,7 +6,8 @@ Setup (created here, removed at the end): a fresh PostgreSQL database with the d
 redis-server (pub/sub), gunicorn with the production conf (``--workers`` × ``--threads``), one stream server.
 Load in each phase: ``--spinners`` threads, each spinning its own MASS machine back to back (closed loop,
 keep-alive) for ``--seconds``, and one thread probing ``/healthz`` every 50 ms. The streams are held by one
-asyncio loop in this process (raw sockets; the soft open-files limit is raised towards the hard one).
+asyncio loop in a child process of their own (raw sockets; the soft open-files limit is raised towards the hard
+one), so that reading their frames does not take this process's GIL from the threads that time the spins.
 
 A last phase with 0 streams again shows how much the machine's other load moved meanwhile.
 Printed: per phase, spins done, spins/s, spin p50/p99, /healthz p50/p99/max, streams open and events they
@@ -33,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from tests.integration._procs import BIN, FloorDb, Gunicorn, PrivateRedis, Proc, free_port, service_env, tail, wait_until  # noqa: E402
-from tests.integration._sse import Crowd, raise_open_files  # noqa: E402
+from tests.integration._sse import raise_open_files  # noqa: E402
 
 LINE_BET = {"lines": 10, "multiplier": 1}
 WAYS_BET = {"reels": 3, "multiplier": 1}
@@ -111,6 +112,57 @@ def phase(base: str, keys: dict, assets: list[str], seconds: float, watch: dict 
             "errors": len(errors), "error_kinds": sorted(set(errors))}
 
 
+class CrowdProcess:
+    """The stream clients in a child process (``tests.integration._sse.Crowd`` there), driven over its stdin and
+    stdout: ``open`` → how many answered 200; ``events`` → frames received so far; ``close`` ends it."""
+
+    CHILD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from tests.integration._sse import Crowd, raise_open_files
+raise_open_files(int(sys.argv[3]) * 2 + 2000)
+reqs = json.loads(sys.stdin.readline())
+crowd = Crowd()
+conns = crowd.open(int(sys.argv[2]), [(p, h) for p, h in reqs], timeout=120)
+print(json.dumps({"opened": sum(c.status == 200 for c in conns)}), flush=True)
+for line in sys.stdin:
+    if line.strip() == "events":
+        print(json.dumps({"events": sum(c.events for c in conns), "open": sum(not c.ended for c in conns)}), flush=True)
+    else:
+        break
+crowd.close()
+"""
+
+    def __init__(self, port: int, reqs: list) -> None:
+        import json
+        import subprocess
+
+        self.json = json
+        self.p = subprocess.Popen([sys.executable, "-c", self.CHILD, str(ROOT), str(port), str(len(reqs))],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.p.stdin.write(json.dumps(reqs) + "\n")
+        self.p.stdin.flush()
+        self.opened = json.loads(self.p.stdout.readline())["opened"]
+
+    def events(self) -> tuple[int, int]:
+        self.p.stdin.write("events\n")
+        self.p.stdin.flush()
+        r = self.json.loads(self.p.stdout.readline())
+        return r["events"], r["open"]
+
+    def close(self) -> None:
+        if self.p.poll() is None:
+            try:
+                self.p.stdin.write("close\n")
+                self.p.stdin.flush()
+            except BrokenPipeError:
+                pass
+            try:
+                self.p.wait(timeout=30)
+            except Exception:
+                self.p.kill()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--streams", type=int, default=1000)
@@ -159,28 +211,27 @@ def main() -> None:
         phase(web.base, keys, assets, 2.0)  # warm-up (connections, caches), not reported
         rows.append(("0 streams", 0, phase(web.base, keys, assets, args.seconds, watch), 0, rss_mb(streams.pid)))
 
-        crowd = Crowd()
         t = time.monotonic()
-        conns = crowd.open(streams.port, reqs, timeout=120)
-        opened = sum(c.status == 200 for c in conns)
-        print(f"{opened}/{len(conns)} streams opened on the stream server in {time.monotonic() - t:.1f} s")
-        ev0 = sum(c.events for c in conns)
+        crowd = CrowdProcess(streams.port, reqs)
+        watch["bench"] = [os.getpid(), crowd.p.pid]
+        print(f"{crowd.opened}/{len(reqs)} streams opened on the stream server in {time.monotonic() - t:.1f} s")
+        ev0, _ = crowd.events()
         res = phase(web.base, keys, assets, args.seconds, watch)
-        rows.append((f"{args.streams} on slotsys streams", sum(not c.ended for c in conns), res,
-                     sum(c.events for c in conns) - ev0, rss_mb(streams.pid)))
+        ev1, still = crowd.events()
+        rows.append((f"{args.streams} on slotsys streams", still, res, ev1 - ev0, rss_mb(streams.pid)))
         crowd.close()
 
         if not args.no_direct:
-            crowd = Crowd()
             t = time.monotonic()
-            conns = crowd.open(web.port, reqs, timeout=120)
-            opened = sum(c.status == 200 for c in conns)
-            print(f"{opened}/{len(conns)} streams opened straight at gunicorn in {time.monotonic() - t:.1f} s")
-            ev0 = sum(c.events for c in conns)
+            crowd = CrowdProcess(web.port, reqs)
+            watch["bench"] = [os.getpid(), crowd.p.pid]
+            print(f"{crowd.opened}/{len(reqs)} streams opened straight at gunicorn in {time.monotonic() - t:.1f} s")
+            ev0, _ = crowd.events()
             res = phase(web.base, keys, assets, args.seconds, watch)
-            rows.append((f"{args.streams} at gunicorn (hand-off)", sum(not c.ended for c in conns), res,
-                         sum(c.events for c in conns) - ev0, float("nan")))
+            ev1, still = crowd.events()
+            rows.append((f"{args.streams} at gunicorn (hand-off)", still, res, ev1 - ev0, float("nan")))
             crowd.close()
+            watch["bench"] = [os.getpid()]
         crowd = None
         time.sleep(1)
         rows.append(("0 streams (again, after closing)", 0, phase(web.base, keys, assets, args.seconds, watch), 0,

@@ -94,6 +94,13 @@ class Settings(BaseSettings):
     stream_retry_after_s: int = Field(default=5, ge=1, le=3_600)
     stream_handoff: bool = True
     stream_wsgi_max: int = Field(default=2, ge=0, le=1_000)
+    # At most one live meters frame per this many seconds to each stream (the latest wins; hits are never held):
+    # a sign redraws no faster, and every frame is a write to every open stream. 0: every fold's meters.
+    stream_meters_interval_s: float = Field(default=0.5, ge=0, le=10)
+    # `slotsys streams` lowers its own CPU priority by this much (os.nice) at start, so that on a node it shares
+    # with gunicorn the spins are served first and the signage waits (a sign can take 100 ms; a spin should
+    # not). 0: unchanged.
+    stream_nice: int = Field(default=5, ge=0, le=19)
     casino_name: str = "Grand Seoul Casino"
     casino_site: str = "Seoul, Gangnam"
     ticket_expiry_days: int = 30

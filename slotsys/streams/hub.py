@@ -51,12 +51,14 @@ class Limits:
     buffer: int = 64
     retry_after_s: int = 5
     recheck_s: float = 1.0
+    meters_interval_s: float = 0.0  # at most one ``meters`` frame per this many seconds (latest wins); 0: every one
 
     @classmethod
     def from_settings(cls, s) -> "Limits":
         return cls(per_principal=s.stream_per_principal, max_total=s.stream_max_total,
                    heartbeat_s=s.stream_heartbeat_s, max_lifetime_s=s.stream_max_lifetime_s,
-                   buffer=s.stream_buffer, retry_after_s=s.stream_retry_after_s)
+                   buffer=s.stream_buffer, retry_after_s=s.stream_retry_after_s,
+                   meters_interval_s=s.stream_meters_interval_s)
 
 
 class TooManyStreams(Exception):
@@ -167,6 +169,9 @@ class Hub:
         self._snap_lock: asyncio.Lock | None = None
         self.delivered = 0
         self.dropped = 0
+        self._meters_sent_at = float("-inf")
+        self._meters_pending: bytes | None = None
+        self._meters_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ clients
     def open(self, key: str, max_seconds: float | None = None, cred=None) -> Client:
@@ -237,10 +242,36 @@ class Hub:
 
     # ------------------------------------------------------------------ feed
     def publish(self, message: str) -> None:
-        """A channel message: format once, offer to every client (a full client is dropped)."""
+        """A channel message: format once, offer to every client (a full client is dropped).
+
+        ``meters`` frames (one after every fold, up to 5 a second per web process) are coalesced to at most one per
+        ``limits.meters_interval_s``, the latest winning: a sign redraws no faster, and each frame is a write to
+        every client. Any other frame (a ``hit``) goes out at once, after the pending ``meters`` frame, so clients
+        see the channel's order."""
         frame = frame_for(message)
         if frame.startswith(b"event: meters\n"):
             self._snap, self._snap_at = frame, time.monotonic()
+            wait = self._meters_sent_at + self.limits.meters_interval_s - time.monotonic()
+            if wait > 0:
+                self._meters_pending = frame
+                if self._meters_timer is None:
+                    self._meters_timer = asyncio.get_running_loop().call_later(wait, self._flush_meters)
+                return
+            self._meters_sent_at = time.monotonic()
+        else:
+            self._flush_meters()
+        self._fan_out(frame)
+
+    def _flush_meters(self) -> None:
+        if self._meters_timer is not None:
+            self._meters_timer.cancel()
+            self._meters_timer = None
+        frame, self._meters_pending = self._meters_pending, None
+        if frame is not None:
+            self._meters_sent_at = time.monotonic()
+            self._fan_out(frame)
+
+    def _fan_out(self, frame: bytes) -> None:
         for c in list(self.clients):
             c.offer(frame)
         self.delivered += 1

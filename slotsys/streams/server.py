@@ -11,6 +11,7 @@ cap (503), heartbeat snapshots, maximum lifetime and slow-reader disconnect. ``G
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
 
 import structlog
@@ -103,6 +104,8 @@ def run(host: str, port: int) -> None:
         raise SystemExit("slotsys streams needs REDIS_URL (the web nodes publish the signage channel there); "
                          "the embedded default (make run) serves streams inside its gunicorn worker instead")
     raise_open_files(settings.stream_max_total + 200)
+    if settings.stream_nice:
+        os.nice(settings.stream_nice)  # spins before signage on a shared node (Settings.stream_nice)
     services = build_services(settings)
     services.jackpots.stop()  # this process folds nothing; the web nodes and beat do
     limits = Limits.from_settings(settings)

@@ -92,6 +92,36 @@ def test_snapshot_first_messages_in_order_heartbeats_and_the_lifetime():
     run(main())
 
 
+def test_meters_are_coalesced_latest_wins_and_a_hit_is_never_held():
+    """Folds publish meters up to 5 times a second per web process; each is a write to every open stream. With
+    ``meters_interval_s`` a stream gets at most one meters frame per interval (the latest), and a hit goes out at
+    once, after the meters frame that preceded it on the channel."""
+    async def main():
+        hub = Hub(Limits(heartbeat_s=5, meters_interval_s=0.3), Snapshots())
+        c = hub.open("m:1", max_seconds=0.75)
+        got: list[bytes] = []
+
+        async def read():
+            async for f in c.frames():
+                got.append(f)
+
+        task = asyncio.create_task(read())
+        await asyncio.sleep(0.05)
+        for i in range(10):  # ten folds in 0.1 s
+            hub.publish(json.dumps({"event": "meters", "i": i}))
+            await asyncio.sleep(0.01)
+        hub.publish(json.dumps({"event": "hit", "amount": 5}))
+        await task
+        live = [f for f in got[1:] if f != b"event: end"]  # after the first snapshot
+        meters = [json.loads(f.split(b"data: ", 1)[1]) for f in live if f.startswith(b"event: meters")]
+        assert [m["i"] for m in meters] == [0, 9], meters  # the first at once, then only the latest
+        hit_at = next(i for i, f in enumerate(live) if f.startswith(b"event: hit"))
+        assert live[hit_at - 1].startswith(b"event: meters") and b'"i": 9' in live[hit_at - 1]  # channel order kept
+        assert hit_at == len(live) - 1
+
+    run(main())
+
+
 def test_a_client_that_stops_reading_is_dropped_not_buffered():
     async def main():
         hub = Hub(Limits(buffer=4, heartbeat_s=5), Snapshots())
