@@ -124,7 +124,10 @@ class RedisRevocationBus:
             self._thread.join(timeout=3)
 
     def _run(self, callback: Callable[[str], None], on_connect: Callable[[], None]) -> None:
+        """Subscribe, and resubscribe after any failure (backoff 0.2 s doubling to 5 s). An outage is logged
+        once when it starts (warning) and once when it ends (info), not at every retry."""
         backoff = 0.2
+        down = False
         while not self._stop.is_set():
             ps = None
             try:
@@ -133,6 +136,9 @@ class RedisRevocationBus:
                 ps = conn.pubsub(ignore_subscribe_messages=True)
                 ps.subscribe(self.channel)
                 on_connect()  # anything published while we were not subscribed is lost: forget the cache
+                if down:
+                    log.info("auth.revocation_listener_reconnected")
+                    down = False
                 backoff = 0.2
                 while not self._stop.is_set():
                     msg = ps.get_message(timeout=1.0)
@@ -140,7 +146,9 @@ class RedisRevocationBus:
                         data = msg["data"]
                         callback(data.decode() if isinstance(data, bytes) else str(data))
             except Exception as exc:
-                log.warning("auth.revocation_listener_reconnecting", error=str(exc), retry_in_s=backoff)
+                if not down:
+                    log.warning("auth.revocation_listener_reconnecting", error=str(exc), retry_in_s=backoff)
+                    down = True
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 5.0)
             finally:
