@@ -255,32 +255,41 @@ class AuthService:
         new_hash = self._hash(new)
         return self._set_password(username, new_hash, "password_reset", actor=admin.name, address=address)
 
-    def _set_password(self, username: str, new_hash: str, kind: str, *, actor: str, address: str | None) -> dict:
+    def _revoking(self, username: str, change, event: str | None, *, actor: str | None, address: str | None,
+                  must_exist: bool = True) -> int | None:
+        """One transaction: find ``username`` (404 naming ``username``, or ``None`` when not ``must_exist``), apply
+        ``change(uow, user)``, revoke every token of theirs and record ``event``; after the commit, announce
+        ``user:<id>`` so every process drops them (≤ 1 s). Returns how many tokens were revoked."""
         now = self.ctx.clock.now()
         with self.ctx.uow() as uow:
             user = uow.staff.by_username(username)
             if user is None:
-                raise NotFound(f"no staff user {username!r}", field="username")
-            user.password_hash = new_hash
+                if must_exist:
+                    raise NotFound(f"no staff user {username!r}", field="username")
+                return None
+            change(uow, user)
             n = uow.staff.revoke_user_tokens(user.id)
-            uow.staff.clear_throttle(username)
-            uow.staff.auth_event(kind, username, now, address=address, actor=actor, revoked_tokens=n)
+            if event:
+                uow.staff.auth_event(event, username, now, address=address, actor=actor, revoked_tokens=n)
             uow.commit()
             user_id = user.id
         self._revoked(f"user:{user_id}")
+        return n
+
+    def _set_password(self, username: str, new_hash: str, kind: str, *, actor: str, address: str | None) -> dict:
+        def change(uow, user) -> None:
+            user.password_hash = new_hash
+            uow.staff.clear_throttle(username)
+
+        n = self._revoking(username, change, kind, actor=actor, address=address)
         return {"username": username, "revoked_tokens": n}
 
     def revoke_all(self, username: str, kind: str, *, actor: str | None, address: str | None) -> int:
-        now = self.ctx.clock.now()
-        with self.ctx.uow() as uow:
-            user = uow.staff.by_username(username)
-            if user is None:
-                return 0
-            n = uow.staff.revoke_user_tokens(user.id)
-            uow.commit()
-            user_id = user.id
-        self._revoked(f"user:{user_id}")
-        log.warning("auth.tokens_revoked", username=username, reason=kind, tokens=n, at=now.isoformat())
+        n = self._revoking(username, lambda uow, user: None, None, actor=actor, address=address, must_exist=False)
+        if n is None:
+            return 0
+        log.warning("auth.tokens_revoked", username=username, reason=kind, tokens=n,
+                    at=self.ctx.clock.now().isoformat())
         return n
 
     def deactivate(self, admin: Principal, username: str, address: str | None = None) -> dict:
@@ -289,17 +298,11 @@ class AuthService:
         require_role(admin, "admin")
         if username == admin.name:
             raise Conflict("an admin cannot deactivate their own account", field="username")
-        now = self.ctx.clock.now()
-        with self.ctx.uow() as uow:
-            user = uow.staff.by_username(username)
-            if user is None:
-                raise NotFound(f"no staff user {username!r}", field="username")
+
+        def change(uow, user) -> None:
             user.active = False
-            n = uow.staff.revoke_user_tokens(user.id)
-            uow.staff.auth_event("deactivated", username, now, address=address, actor=admin.name, revoked_tokens=n)
-            uow.commit()
-            user_id = user.id
-        self._revoked(f"user:{user_id}")
+
+        n = self._revoking(username, change, "deactivated", actor=admin.name, address=address)
         return {"username": username, "active": False, "revoked_tokens": n}
 
     def unlock(self, admin: Principal, username: str, address: str | None = None) -> dict:
