@@ -211,25 +211,18 @@ def main() -> None:
         phase(web.base, keys, assets, 2.0)  # warm-up (connections, caches), not reported
         rows.append(("0 streams", 0, phase(web.base, keys, assets, args.seconds, watch), 0, rss_mb(streams.pid)))
 
-        t = time.monotonic()
-        crowd = CrowdProcess(streams.port, reqs)
-        watch["bench"] = [os.getpid(), crowd.p.pid]
-        print(f"{crowd.opened}/{len(reqs)} streams opened on the stream server in {time.monotonic() - t:.1f} s")
-        ev0, _ = crowd.events()
-        res = phase(web.base, keys, assets, args.seconds, watch)
-        ev1, still = crowd.events()
-        rows.append((f"{args.streams} on slotsys streams", still, res, ev1 - ev0, rss_mb(streams.pid)))
-        crowd.close()
-
+        targets = [(streams.port, "on the stream server", f"{args.streams} on slotsys streams", streams.pid)]
         if not args.no_direct:
+            targets.append((web.port, "straight at gunicorn", f"{args.streams} at gunicorn (hand-off)", None))
+        for port, where, label, mem_pid in targets:
             t = time.monotonic()
-            crowd = CrowdProcess(web.port, reqs)
+            crowd = CrowdProcess(port, reqs)
             watch["bench"] = [os.getpid(), crowd.p.pid]
-            print(f"{crowd.opened}/{len(reqs)} streams opened straight at gunicorn in {time.monotonic() - t:.1f} s")
+            print(f"{crowd.opened}/{len(reqs)} streams opened {where} in {time.monotonic() - t:.1f} s")
             ev0, _ = crowd.events()
             res = phase(web.base, keys, assets, args.seconds, watch)
             ev1, still = crowd.events()
-            rows.append((f"{args.streams} at gunicorn (hand-off)", still, res, ev1 - ev0, float("nan")))
+            rows.append((label, still, res, ev1 - ev0, rss_mb(mem_pid) if mem_pid else float("nan")))
             crowd.close()
             watch["bench"] = [os.getpid()]
         crowd = None
