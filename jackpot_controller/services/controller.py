@@ -66,6 +66,7 @@ class JackpotService:
         self.driver = FoldDriver(self)
         self._dialect: str | None = None
         self._published = 0.0
+        self._trailing: threading.Timer | None = None
         self._pub_lock = threading.Lock()
         _SERVICES[id(ctx)] = self
 
@@ -126,12 +127,36 @@ class JackpotService:
             self.publish_meters(force=bool(res.hits))
 
     def publish_meters(self, force: bool = False) -> None:
+        """Broadcast the meters at most once per ``meters_publish_interval_s`` (a hit forces one).
+
+        A fold inside the interval is not dropped: one trailing broadcast is scheduled for the interval's
+        end and reads the meters then, so the last fold of a burst always reaches signage."""
+        interval = self.settings.meters_publish_interval_s
         with self._pub_lock:
             now = time.monotonic()
-            if not force and now - self._published < self.settings.meters_publish_interval_s:
+            wait = interval - (now - self._published)
+            if not force and wait > 0:
+                if self._trailing is None:
+                    self._trailing = threading.Timer(wait, self._publish_trailing)
+                    self._trailing.daemon = True
+                    self._trailing.start()
                 return
             self._published = now
-        self.publish(CHANNEL, json.dumps(self.meters_message()))
+        self._send_meters()
+
+    def _publish_trailing(self) -> None:
+        with self._pub_lock:
+            self._trailing = None
+            self._published = time.monotonic()
+        self._send_meters()
+
+    def _send_meters(self) -> None:
+        try:
+            message = json.dumps(self.meters_message())
+        except Exception:  # the database may be briefly away: signage re-reads on the next fold or heartbeat
+            log.warning("jackpot.meters_read_failed", exc_info=True)
+            return
+        self.publish(CHANNEL, message)
 
     def meters_message(self) -> dict:
         with self.ctx.uow(readonly=True) as uow:
