@@ -223,6 +223,51 @@ class StaffAuthEvent(Base):
                       Index("ix_staff_auth_events_kind_at", "kind", "at"))
 
 
+# ---------------------------------------------------------------- the floor's shared records
+class AuditLogRow(Base):
+    """The append-only audit log of privileged changes (migration 0017): who (``actor``, ``role``), when
+    (``at``, UTC), what (``action`` such as ``machine.enrol``, ``game.approve``, ``staff.create``; ``subject``
+    such as ``machine:M001``), ``before`` → ``after`` (JSON snapshots of the changed fields), ``reason``, and
+    ``outcome``: ``done`` or ``refused`` (a refused privileged action is recorded with the problem's title in
+    ``detail``). Rows are only ever inserted (the repository has no update or delete)."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    actor: Mapped[str] = mapped_column(String(60))
+    role: Mapped[str] = mapped_column(String(20), default="")
+    action: Mapped[str] = mapped_column(String(40))
+    subject: Mapped[str] = mapped_column(String(80))
+    outcome: Mapped[str] = mapped_column(String(8), default="done")
+    before: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    after: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    reason: Mapped[str] = mapped_column(String(400), default="")
+    detail: Mapped[dict] = mapped_column(JSON, default=dict)
+    __table_args__ = (Index("ix_audit_log_at", "at"), Index("ix_audit_log_subject_at", "subject", "at"),
+                      Index("ix_audit_log_action_at", "action", "at"))
+
+
+class MachineEventRow(Base):
+    """The machine event log (migration 0017): one row per event a machine reported (``source`` ``api`` or
+    ``sas``) or the system noticed (``system``: offline, a refused game report). ``kind`` is the event's name
+    in the vocabulary of ``slotsys.domain.machine_events`` (SAS general exception codes; ``sas_code`` the
+    exception code where SAS has one), ``game_number`` the game in progress when known, ``at`` the time the
+    service recorded it (UTC), ``reported_at`` the machine's own time stamp if it sent one."""
+
+    __tablename__ = "machine_events"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id"))
+    at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    reported_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    sas_code: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    source: Mapped[str] = mapped_column(String(8), default="api")
+    game_number: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    detail: Mapped[dict] = mapped_column(JSON, default=dict)
+    __table_args__ = (Index("ix_machine_events_machine_at", "machine_id", "at"),
+                      Index("ix_machine_events_kind_at", "kind", "at"))
+
+
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
 Index("ix_game_rounds_created_at", GameRound.created_at)  # the floor screens' "today" figures (migration 0011)
 Index("ix_idempotency_records_created_at", IdempotencyRecord.created_at)  # the retention purge (migration 0016)

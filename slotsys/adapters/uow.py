@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from jackpot_controller.adapters.repo import LevelRepo
 from slotsys.adapters.db import WRITE_BEHIND
+from slotsys.adapters.floor_records import AuditLogRepo, MachineEventRepo
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
 from slotsys.adapters.players_repo import PlayerRepo
@@ -39,6 +40,8 @@ class SqlUnitOfWork:
         self.tables = TableRepo(s)
         self.levels = LevelRepo(s)
         self.players = PlayerRepo(s)
+        self.audit_log = AuditLogRepo(s)
+        self.machine_events = MachineEventRepo(s)
         self._after_commit = []
         return self
 
