@@ -34,10 +34,11 @@ def announce_pending() -> int:
 
 @shared_task(name="jackpot_controller.fold")
 def fold() -> int:
-    """Fold the wagers waiting in the sequencer's queue (beat, every second)."""
+    """Fold the wagers waiting in the sequencer's queue (beat, every second; in the ``process`` mode only
+    while no sequencer process holds the lease)."""
     from slotsys.bootstrap import services
 
-    return services().jackpots.fold_all()
+    return services().jackpots.fold_safety_net()
 
 
 @shared_task(name="jackpot_controller.sweep")

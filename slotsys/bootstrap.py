@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.services.controller import JackpotService
 from slotsys.adapters.broadcast import make_publisher
 from slotsys.adapters.celery_app import make_celery
@@ -58,7 +59,7 @@ def build_services(settings: Settings | None = None) -> Services:
     publisher = make_publisher(settings.redis_url)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, auth=AuthService(ctx), floor=FloorService(ctx),
-        cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish), audit=AuditService(ctx),
+        cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine)), audit=AuditService(ctx),
         publisher=publisher,
     )
     _current = svc

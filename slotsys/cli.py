@@ -175,6 +175,35 @@ def streams(host, port) -> None:
 
 
 @main.command()
+@click.option("--heartbeat-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="touched at least every second while the loop runs (a health check reads its age)")
+def sequencer(heartbeat_file: Path | None) -> None:
+    """The jackpot sequencer as a process of its own (SLOTSYS_JACKPOT_SEQUENCER=process on every node):
+    one active per floor by a PostgreSQL lease, any others wait as standbys and take over within a second
+    of the active one's death. Stops on SIGTERM / SIGINT: docs/jackpots.md "The sequencer process"."""
+    import signal
+    import threading
+
+    from jackpot_controller.services.sequencer import run_sequencer_process
+    from slotsys.bootstrap import build_services
+    from slotsys.logging import configure_logging
+
+    settings = get_settings()
+    configure_logging(settings.log_json, settings.log_level)
+    svc = build_services(settings)
+    if svc.uow.engine.dialect.name != "postgresql":
+        raise click.ClickException("the sequencer process needs PostgreSQL (DATABASE_URL); the embedded "
+                                   "SQLite default folds inside each spin")
+    if svc.jackpots.settings.sequencer != "process":
+        raise click.ClickException("set SLOTSYS_JACKPOT_SEQUENCER=process here and on every web and worker "
+                                   "node, so that no web process folds beside it")
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    run_sequencer_process(svc.jackpots, stop, heartbeat=heartbeat_file.touch if heartbeat_file else (lambda: None))
+
+
+@main.command()
 @click.option("--url", default=None, help="base URL (default: the demo credentials file's)")
 @click.option("--machines", "n_machines", default=20, show_default=True)
 @click.option("--spins", default=200, show_default=True, help="spins per machine")

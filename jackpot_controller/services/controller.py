@@ -58,8 +58,10 @@ def _sse(event: str, data: str) -> str:
 
 class JackpotService:
     def __init__(self, ctx: ServiceContext, publish: Callable[[str, str], None] | None = None,
-                 settings: JackpotSettings | None = None) -> None:
+                 settings: JackpotSettings | None = None, lease=None) -> None:
         self.ctx = ctx
+        # the sequencer's lease (jackpot_controller.adapters.lease.AdvisoryLease): who folds in the process mode
+        self.lease = lease
         # publish(channel, message): Redis pub/sub in production, in-process otherwise
         self._publish = publish or (lambda channel, message: None)
         self.settings = settings or JackpotSettings()
@@ -88,7 +90,16 @@ class JackpotService:
         return self._dialect == "sqlite"
 
     def kick(self) -> None:
-        self.driver.kick()
+        if self.settings.sequencer != "process":  # in the process mode no web process folds
+            self.driver.kick()
+
+    def fold_safety_net(self) -> int:
+        """Beat's fold every second. In the ``process`` mode it folds only when no sequencer process holds
+        the lease (all of them down): the floor keeps folding, and never beside an active sequencer."""
+        if self.settings.sequencer != "process" or self.lease is None:
+            return self.fold_all()
+        with self.lease.held_once() as free:
+            return self.fold_all() if free else 0
 
     def stop(self) -> None:
         """Stop this process's sequencer thread (tests, shutdown)."""
@@ -175,7 +186,7 @@ class JackpotService:
         whose task was lost (e.g. Redis flushed), announce unannounced hits."""
         from datetime import timedelta
 
-        folded = self.fold_all()
+        folded = self.fold_safety_net()
         released = awards.release_stale_claims(self)
         with self.ctx.uow(readonly=True) as uow:
             stale = [h.id for h in uow.levels.hits_with_status(

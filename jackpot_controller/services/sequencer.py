@@ -208,3 +208,45 @@ class FoldDriver:
             except Exception:  # the database may be restarting: retry later, the queue is durable
                 failures += 1
                 log.warning("jackpot.fold.failed", failures=failures, exc_info=True)
+
+
+def run_sequencer_process(svc: "JackpotService", stop: threading.Event, *, lease_check_s: float = 1.0,
+                          heartbeat=lambda: None) -> None:
+    """The dedicated sequencer (``slotsys sequencer``, the ``process`` mode): until ``stop`` is set, wait as a
+    standby until the lease is free (``standby_poll_s``), then, as the active sequencer, fold the queue batch
+    after batch, waiting ``sequencer_poll_s`` whenever it is empty, and checking every ``lease_check_s`` that
+    the lease's session still answers (a lost lease sends it back to standby). A failed fold (the database
+    restarting) is retried with backoff; the queue is durable and a fold rolls back whole. ``heartbeat()`` is
+    called at least every second in both roles (the container's health check reads it)."""
+    s, lease = svc.settings, svc.lease
+    failures = 0
+    while not stop.is_set():
+        heartbeat()
+        try:
+            active = lease.try_acquire()
+        except Exception:
+            log.warning("jackpot.sequencer.lease_unavailable", exc_info=True)
+            active = False
+        if not active:
+            stop.wait(s.standby_poll_s)
+            continue
+        log.info("jackpot.sequencer.active", pid=os.getpid())
+        checked = time.monotonic()
+        while not stop.is_set():
+            if time.monotonic() - checked >= lease_check_s:
+                checked = time.monotonic()
+                heartbeat()
+                if not lease.alive():
+                    log.warning("jackpot.sequencer.standby", reason="lease lost")
+                    break
+            try:
+                folded = svc.fold_all()
+                failures = 0
+            except Exception:
+                failures += 1
+                log.warning("jackpot.fold.failed", failures=failures, exc_info=True)
+                stop.wait(min(5.0, 0.1 * 2 ** failures))
+                continue
+            if not folded:  # the queue is drained: wait for more
+                stop.wait(s.sequencer_poll_s)
+    lease.release()

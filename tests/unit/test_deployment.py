@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
 DOCKERFILE = (ROOT / "docker" / "Dockerfile").read_text()
-APP_SERVICES = ("migrate", "web", "streams", "worker", "beat")
-LONG_RUNNING = ("postgres", "redis", "web", "streams", "proxy", "worker", "beat")
+APP_SERVICES = ("migrate", "web", "streams", "worker", "beat", "sequencer")
+LONG_RUNNING = ("postgres", "redis", "web", "streams", "proxy", "worker", "beat", "sequencer")
 
 
 def _cmd(service: str) -> list[str]:
@@ -97,3 +97,12 @@ def test_dockerignore_keeps_the_build_context_small():
     for src in re.findall(r"^COPY (.+) \S+$", DOCKERFILE, re.M):
         for path in src.split():
             assert path not in ignored, path
+
+
+def test_only_the_sequencer_service_folds_jackpot_wagers_with_a_standby():
+    """Every app service runs the ``process`` sequencer mode (no web process folds); the sequencer service
+    runs ``slotsys sequencer`` twice (one active by lease, one standby)."""
+    for name in APP_SERVICES:
+        assert SERVICES[name]["environment"]["SLOTSYS_JACKPOT_SEQUENCER"] == "process", name
+    seq = SERVICES["sequencer"]
+    assert seq["command"][:2] == ["slotsys", "sequencer"] and seq["deploy"]["replicas"] >= 2
