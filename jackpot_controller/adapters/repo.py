@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import BigInteger, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from slotsys.adapters.db import execute_or_defer
@@ -80,12 +80,21 @@ class LevelRepo:
         return fold
 
     def mark_folded(self, ids: list[int], fold_id: int) -> int:
-        """Mark exactly these wagers folded (by id: a wager committed meanwhile is not touched)."""
+        """Mark exactly these wagers folded (by id: a wager committed meanwhile is not touched). On PostgreSQL
+        the ids travel as one array parameter (``id = ANY(:ids)``): one bind instead of thousands. No wager row
+        is loaded in the session, so the ORM is told not to look for them (``synchronize_session=False``)."""
+        if self.s.get_bind().dialect.name == "postgresql":
+            from sqlalchemy import any_, bindparam
+            from sqlalchemy.dialects.postgresql import ARRAY
+
+            return self.s.execute(update(JackpotWager).where(
+                JackpotWager.id == any_(bindparam("ids", type_=ARRAY(BigInteger))), JackpotWager.fold_id.is_(None))
+                .values(fold_id=fold_id).execution_options(synchronize_session=False), {"ids": ids}).rowcount
         n = 0
         for i in range(0, len(ids), 1000):
             chunk = ids[i:i + 1000]
             n += self.s.execute(update(JackpotWager).where(JackpotWager.id.in_(chunk), JackpotWager.fold_id.is_(None))
-                                .values(fold_id=fold_id)).rowcount
+                                .values(fold_id=fold_id).execution_options(synchronize_session=False)).rowcount
         return n
 
     def key_share_machines(self, machine_ids: list[int]) -> None:
