@@ -118,10 +118,13 @@ def _apply(rnd, d: dict):
 
 class _Round(blackjack.BlackjackRound):
     def finish_checked(self):
+        """The dealer's hand from the cards given; raises :class:`TableRuleError` (``cards``) naming the card the
+        dealer still needs (``dealer_needs``: the second card, or the next card while drawing to 17)."""
         try:
             return self.finish()
         except ShoeExhausted:
-            raise TableRuleError("cards", "enter the dealer's next card") from None
+            need = self.dealer_needs or "next card"
+            raise TableRuleError("cards", f"enter the dealer's {need}", dealer_needs=need) from None
 
 
 def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict], new: list[dict]):
@@ -153,13 +156,15 @@ def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict],
 
 
 def bj_view(rnd) -> dict:
-    """What the table shows during play: the upcard, every hand, who acts and what they may do."""
+    """What the table shows during play: the upcard, every hand, who acts and what they may do, and
+    ``dealer_needs`` once every hand is played: ``"second card"``, ``"next card"`` (drawing to 17) or None (settle:
+    the dealer's hand is complete, or no bet depends on it and it stays at the upcard)."""
     try:
         allowed = rnd.allowed_actions() if not rnd.finished else []
     except ShoeExhausted:
         allowed = []
     cur = rnd.current
-    return {"dealer": card_strings(rnd.dealer), "insurance_open": rnd.insurance_open,
+    return {"dealer": card_strings(rnd.dealer), "insurance_open": rnd.insurance_open, "dealer_needs": rnd.dealer_needs,
             "to_act": {"box": cur[0], "hand": cur[1], "allowed": allowed} if cur else None,
             "boxes": {bx.box: {"player_id": int(bx.player), "insurance": bx.insurance, "even_money": bx.even_money,
                                "hands": [{"id": h.id, "cards": card_strings(h.cards), "total": h.total,
