@@ -441,7 +441,8 @@ def _play_out(hh: HandHistory) -> State:
 
 
 def _whose_antes(hh: HandHistory) -> str:
-    """"the big blind's ante" when only the big blind posts one (a big-blind ante), else "the antes"."""
+    """How a warning names the antes: ``the big blind's ante`` when only the big blind posts one, else
+    ``the antes``."""
     posters = [i for i, a in enumerate(hh.antes) if a]
     blinds = list(hh.blinds_or_straddles or [])
     if len(posters) == 1 and blinds and blinds[posters[0]] == max(blinds) > 0:
@@ -477,8 +478,8 @@ def replay_phh(text: str) -> dict:
     file's ``finishing_stacks`` (None if absent), ``matches`` compares them (None without a record).
 
     The rule for flags that contradict the file's own record: the hand is first replayed as its flags say. If it
-    records finishing stacks and the replay misses them, each flag that can explain the difference is flipped in
-    turn -- today ``ante_trimming_status``: public PHH datasets write big-blind-ante hands with ``true``, under
+    records finishing stacks and the replay misses them, the flag that can explain the difference is flipped --
+    ``ante_trimming_status``, the only such flag: public PHH datasets write big-blind-ante hands with ``true``, under
     which pokerkit returns the big blind's ante as an uncalled bet, while the real rule (and the recorded
     stacks) keeps it as dead money in the main pot. If the flipped replay reproduces the recorded stacks, that
     replay is the result, ``overrides`` names the flag and its replayed value (``{"ante_trimming_status":
