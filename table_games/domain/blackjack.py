@@ -476,6 +476,16 @@ class BlackjackRound:
         self._settle_pointer()
         return extra
 
+    def hand_waiting_for_card(self) -> tuple[str, int] | None:
+        """(box, hand id) of a split hand still waiting for its second card (dealt when play reaches it), or None.
+        With dealer input that card comes with the decision that moves play to the hand (or with the split)."""
+        for bx in self.boxes.values():
+            for hid in bx.order:
+                h = bx.hand(hid)
+                if len(h.cards) == 1 and not h.done:
+                    return bx.box, hid
+        return None
+
     # -------------------------------------------------------------------- the dealer
     @property
     def dealer_can_make_blackjack(self) -> bool:

@@ -140,6 +140,7 @@ def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict],
     order = sorted(stakes, key=lambda b: (len(b), b))  # seat order: the dealer's left first
     boxes = [blackjack.BoxStake(box, *stakes[box]) for box in order]
     extra: list[Bet] = []
+    rnd = None
     try:
         rnd = _Round(rules, Shoe.stacked(parse_cards(cards)), boxes, chip_unit=t.chip_unit)
         for d in done:
@@ -149,10 +150,23 @@ def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict],
             if isinstance(x, Bet):
                 extra.append(x)
     except ShoeExhausted:
-        raise TableRuleError("cards", "enter the next card (the shoe given has run out)") from None
+        raise TableRuleError("cards", _card_prompt(rnd, len(boxes), (done + new)[-1:])) from None
     except KeyError as e:
         raise TableRuleError("decisions", f"a decision needs {e.args[0]}") from None
     return rnd, extra
+
+
+def _card_prompt(rnd, n_boxes: int, last: list[dict]) -> str:
+    """What to type when the cards entered so far run out: the initial deal's cards, a split hand's second card,
+    or the card the last decision draws."""
+    if rnd is None:
+        return f"enter the initial deal: {2 * n_boxes + 1} cards (each box, the dealer's upcard, each box)"
+    waiting = rnd.hand_waiting_for_card()
+    if waiting is not None:
+        return f"enter box {waiting[0]} hand {waiting[1]}'s second card"
+    if last and last[0].get("action") in ("hit", "double"):
+        return f"enter the card box {last[0].get('box')} draws ({last[0]['action']})"
+    return "enter the next card (the cards given have run out)"
 
 
 def bj_view(rnd) -> dict:

@@ -169,3 +169,17 @@ def test_soft_17_is_a_prompt_only_under_h17():
     assert _dealer_after("TS 6D 8C AH", BJ.S17).dealer_needs is None  # 6 A = soft 17 stands
     h17 = _dealer_after("TS 6D 8C AH", BJ.H17)
     assert not h17.finished and h17.dealer_needs == "next card"
+
+
+def test_a_split_hand_waits_for_its_second_card_until_play_reaches_it():
+    rnd = entered("8S 7D 8C TH 9H")
+    assert rnd.hand_waiting_for_card() is None
+    rnd.act("1", "split")  # hand 0 takes TH at once; hand 1 (8C) waits
+    assert rnd.boxes["1"].hand(1).cards == parse_cards("8C") and rnd.hand_waiting_for_card() == ("1", 1)
+    rnd.act("1", "stand")  # play reaches hand 1: it takes 9H
+    assert rnd.hand_waiting_for_card() is None and rnd.boxes["1"].hand(1).cards == parse_cards("8C 9H")
+    short = entered("8S 7D 8C TH")
+    short.act("1", "split")
+    with pytest.raises(ShoeExhausted):  # with no card typed for hand 1, standing on hand 0 cannot move play on
+        short.act("1", "stand")
+    assert short.hand_waiting_for_card() == ("1", 1)
