@@ -145,6 +145,8 @@ def replay_hand(code: str, number: int):
 
 @bp.post("/phh/replay")
 @bp.input(PhhIn, arg_name="body")
-@bp.doc(summary="Import a PHH hold'em hand and replay it: finishing stacks against the file's", **AUTH_DOC)
+@bp.doc(summary="Import a PHH hold'em hand and replay it: finishing stacks against the file's; a flag its "
+        "recorded stacks contradict (ante_trimming_status) is overridden, named in `overrides` and `warnings`",
+        **AUTH_DOC)
 def replay_phh(body: PhhIn):
     return room().replay_phh(principal(), body.phh)

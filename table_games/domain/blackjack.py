@@ -1,7 +1,8 @@
 """Blackjack, European no-hole-card: rules as data, the round engine, bet spots and settlement.
 
-Rules (seed page 000, DESIGN §5): the dealer deals each box two cards and itself one (the upcard); players
-act; then the dealer takes its second card and draws to 17 (stands on soft 17; H17 variant). Blackjack
+Rules (seed page 000): the dealer deals each box two cards and itself one (the upcard); players act; then
+the dealer takes its second card -- only if a bet still depends on it -- and draws to 17 (stands on soft 17;
+H17 variant) only against a hand that stood (:attr:`BlackjackRound.dealer_needs`). Blackjack
 (A + a ten on the first two cards of an unsplit hand) pays 3:2 (rounded down to the won), a push against a
 dealer blackjack. A player may play 1–3 boxes. Decisions: hit, stand, double (on any first two cards, for
 up to the hand's stake: "double for less"; after a split too), split (two cards of equal value, 10-K
@@ -475,26 +476,67 @@ class BlackjackRound:
         self._settle_pointer()
         return extra
 
-    # -------------------------------------------------------------------- the dealer
-    def _needs_hole_card(self) -> bool:
+    def hand_waiting_for_card(self) -> tuple[str, int] | None:
+        """(box, hand id) of a split hand still waiting for its second card (dealt when play reaches it), or None.
+        With dealer input that card comes with the decision that moves play to the hand (or with the split)."""
         for bx in self.boxes.values():
-            if bx.insurance:
-                return True
-            for h in bx.hands:
-                if h.busted:
-                    continue
-                if h.blackjack and bx.even_money:
-                    continue
-                if h.surrendered and self.rules.surrender == "early":
-                    continue
-                return True
-        return False
+            for hid in bx.order:
+                h = bx.hand(hid)
+                if len(h.cards) == 1 and not h.done:
+                    return bx.box, hid
+        return None
+
+    # -------------------------------------------------------------------- the dealer
+    @property
+    def dealer_can_make_blackjack(self) -> bool:
+        """Whether the dealer's second card can still make a blackjack: an ace or a ten-value card up."""
+        return self.upcard.rank == 1 or self.upcard.blackjack_value == 10
+
+    def _hand_needs_hole_card(self, bx: Box, h: Hand) -> bool:
+        """Whether the dealer's second card can change hand ``h``'s settlement (European no hole card): a bust
+        loses whatever the dealer holds; even money is paid at once; a blackjack against a 2-9 upcard is paid
+        3:2 whatever comes (against an ace or a ten-value card a dealer blackjack pushes it); an early
+        surrender keeps half whatever comes, a late one only when the dealer cannot make blackjack."""
+        if h.busted:
+            return False
+        if h.blackjack:
+            return not bx.even_money and self.dealer_can_make_blackjack
+        if h.surrendered:
+            return self.rules.surrender == "late" and self.dealer_can_make_blackjack
+        return True
+
+    def _needs_hole_card(self) -> bool:
+        """Some bet depends on the dealer's second card: an insurance bet, or a hand it can still change."""
+        return any(bx.insurance or any(self._hand_needs_hole_card(bx, h) for h in bx.hands)
+                   for bx in self.boxes.values())
 
     def _needs_dealer_draws(self) -> bool:
+        """Some hand stood (not busted, surrendered or blackjack): the dealer completes the hand to 17."""
         return any(not (h.busted or h.surrendered or h.blackjack) for bx in self.boxes.values() for h in bx.hands)
 
+    @property
+    def dealer_needs(self) -> str | None:
+        """The card the dealer takes next once every hand has been played, as the dealer-entered mode asks for it:
+        ``"second card"`` when some bet still depends on it, ``"next card"`` while the dealer draws to 17 (S17 /
+        H17) against a hand that stood, ``None`` when the dealer's hand is complete -- or is left with the upcard
+        alone because no bet depends on it (every hand busted, surrendered, paid as a blackjack or even money: the
+        European no-hole-card dealer does not complete the hand). ``None`` too while a box still has to act or
+        answer insurance."""
+        if self.finished or self.insurance_open or self.current is not None:
+            return None
+        if len(self.dealer) == 1:
+            return "second card" if self._needs_hole_card() else None
+        if is_natural(self.dealer) or not self._needs_dealer_draws():
+            return None
+        total, soft = hand_value(self.dealer)
+        if total < 17 or (total == 17 and soft and self.rules.dealer_hits_soft_17):
+            return "next card"
+        return None
+
     def finish(self) -> BlackjackOutcome:
-        """The dealer's turn: second card (if anyone still needs it), then draw to 17 (S17 / H17)."""
+        """The dealer's turn: the second card only if a bet still depends on it, then draw to 17 (S17 / H17) only
+        if a hand stood (:attr:`dealer_needs`). Raises ``ShoeExhausted`` when the shoe (dealer input) runs out
+        before the dealer's hand is done; the round can then be finished once the card is given."""
         if self.finished:
             return self.outcome()
         if self.insurance_open:
@@ -502,15 +544,8 @@ class BlackjackRound:
         self._settle_pointer()
         if self.current is not None:
             raise TableRuleError("action", f"box {self.current[0]} has not finished playing")
-        if self._needs_hole_card():
+        while self.dealer_needs is not None:
             self.dealer.append(self._draw())
-            if not is_natural(self.dealer) and self._needs_dealer_draws():
-                while True:
-                    total, soft = hand_value(self.dealer)
-                    if total < 17 or (total == 17 and soft and self.rules.dealer_hits_soft_17):
-                        self.dealer.append(self._draw())
-                    else:
-                        break
         self.finished = True
         return self.outcome()
 

@@ -4,7 +4,7 @@ The kernel (:func:`play_round`) plays the **same rules as** :class:`~table_games
 on card values (ace = 1, tens = 10) from a list, with the decisions of
 :meth:`~table_games.domain.blackjack_strategy.Strategy.decide` flattened into lookup tables, and draws the
 cards in the engine's order (box, upcard, box; split hands take their second card when reached; the dealer's
-second card only if a hand still needs it). ``tests/unit/test_table_blackjack.py`` replays thousands of
+second card only if a bet still depends on it). ``tests/unit/test_table_blackjack.py`` replays thousands of
 rounds through the engine and this kernel on the same shoes and requires the same result for every round;
 the kernel exists only because the engine's bookkeeping is too slow for 10^7 rounds.
 
@@ -58,8 +58,11 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
     up = shoe[pos + 1]
     p2 = shoe[pos + 2]
     pos += 3
-    if p1 + p2 == 11 and (p1 == 1 or p2 == 1):  # player blackjack: the dealer takes its second card
-        hole = shoe[pos]
+    dealer_can_bj = up == 1 or up == 10
+    if p1 + p2 == 11 and (p1 == 1 or p2 == 1):  # player blackjack: paid 3:2 at once against a 2-9 upcard
+        if not dealer_can_bj:
+            return 3, pos
+        hole = shoe[pos]  # against an ace or a ten the dealer takes its second card: a blackjack pushes
         pos += 1
         if up + hole == 11 and (up == 1 or hole == 1):
             return 0, pos
@@ -153,7 +156,7 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
         if best > 21:
             continue
         if h[4]:
-            if late:
+            if late and dealer_can_bj:  # a late surrender is lost to a dealer blackjack
                 need_hole = True
             continue
         need_hole = need_draws = True

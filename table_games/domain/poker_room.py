@@ -20,7 +20,8 @@ This module only wraps it for the casino:
 * :func:`showdown` -- each shown hand with the standard name and the Korean name (Mountain = broadway straight,
   Back straight = A-2-3-4-5, Back straight flush = A-2-3-4-5 suited).
 * :func:`to_phh` / :func:`load_phh` / :func:`replay_phh` -- export, import and replay (the replay's finishing
-  stacks are compared with the file's ``finishing_stacks``).
+  stacks are compared with the file's ``finishing_stacks``; a flag the recorded result contradicts, such as
+  ``ante_trimming_status = true`` on a big-blind-ante hand, is overridden with a warning).
 
 Odd chips of a split pot go to the first winner left of the button (pokerkit gives the remainder to the lowest
 player index, which is the first seat left of the button). Rake: ``rake_ppm`` of the hand's total pot, rounded
@@ -30,6 +31,7 @@ DOWN to the won and capped at ``rake_cap``; with side pots each pot carries its 
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections import deque
 from dataclasses import asdict, dataclass, field, replace
@@ -422,11 +424,9 @@ def load_phh(text: str) -> HandHistory:
     return hh
 
 
-def replay_phh(text: str) -> dict:
-    """Replay a PHH hand to its end: ``{"finishing_stacks", "expected", "matches", "rake", "board",
-    "showdown", "variant", "players"}``. ``expected`` is the file's ``finishing_stacks`` (None if absent);
-    ``matches`` compares them. Raises :class:`TableRuleError` (``phh``) if the actions do not replay."""
-    hh = load_phh(text)
+def _play_out(hh: HandHistory) -> State:
+    """The state at the end of ``hh``; raises :class:`TableRuleError` (``phh``) if it does not replay or stops
+    before the hand ends."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -437,9 +437,82 @@ def replay_phh(text: str) -> dict:
         raise TableRuleError("phh", f"the hand does not replay: {e}") from None
     if state is None or state.status:
         raise TableRuleError("phh", "the hand history stops before the hand ends")
-    got = [int(x) for x in state.stacks]
+    return state
+
+
+def _whose_antes(hh: HandHistory) -> str:
+    """How a warning names the antes: ``the big blind's ante`` when only the big blind posts one, else
+    ``the antes``."""
+    posters = [i for i, a in enumerate(hh.antes) if a]
+    blinds = list(hh.blinds_or_straddles or [])
+    if len(posters) == 1 and blinds and blinds[posters[0]] == max(blinds) > 0:
+        return "the big blind's ante"
+    return "the antes"
+
+
+def _ante_trimming_override(hh: HandHistory, replays: bool) -> tuple[dict, str] | None:
+    """The ``ante_trimming_status`` flip to try when a file's recorded result contradicts its flag, with the
+    warning that explains it (``replays``: whether the hand replayed at all as written); None when the hand has
+    no antes (the flag cannot matter)."""
+    if not any(hh.antes):
+        return None
+    flag = hh.ante_trimming_status
+    whose = _whose_antes(hh)
+    record = "the recorded finishing stacks" if replays else "the recorded actions and finishing stacks"
+    if flag:
+        why = f"{record} treat {whose} as dead money in the main pot"
+        how = f"pokerkit would return {whose} as an uncalled bet"
+    else:
+        why = f"{record} return the unmatched part of {whose} as an uncalled bet (trimmed)"
+        how = f"pokerkit would keep {whose} as dead money"
+    if not replays:
+        how = "as written the hand does not replay"
+    return {"ante_trimming_status": not flag}, f"ante_trimming_status={str(flag).lower()} overridden: {why} ({how})"
+
+
+def replay_phh(text: str) -> dict:
+    """Import a PHH hand and replay it to its end (PHH 1.x, hold'em ``FT``/``NT``).
+
+    Returns ``{"variant", "players", "finishing_stacks", "expected", "matches", "rake", "board", "showdown",
+    "overrides", "warnings"}``: ``finishing_stacks`` the replayed stacks (won, file order), ``expected`` the
+    file's ``finishing_stacks`` (None if absent), ``matches`` compares them (None without a record).
+
+    The rule for flags that contradict the file's own record: the hand is first replayed as its flags say. If it
+    records finishing stacks and the replay misses them, the flag that can explain the difference is flipped --
+    ``ante_trimming_status``, the only such flag: public PHH datasets write big-blind-ante hands with ``true``, under
+    which pokerkit returns the big blind's ante as an uncalled bet, while the real rule (and the recorded
+    stacks) keeps it as dead money in the main pot. If the flipped replay reproduces the recorded stacks, that
+    replay is the result, ``overrides`` names the flag and its replayed value (``{"ante_trimming_status":
+    false}``) and ``warnings`` says which flag was overridden and why. Otherwise the as-written replay stands
+    with ``matches`` false. A hand whose recorded actions replay only with the flag flipped (a big blind all in
+    for exactly the stack behind the dead ante) is overridden the same way when the flipped replay reproduces the
+    recorded stacks. A file without finishing stacks is replayed exactly as its flags say.
+    Raises :class:`TableRuleError` (``phh``) if the file is not PHH hold'em or its actions do not replay."""
+    hh = load_phh(text)
+    try:
+        state, failure = _play_out(hh), None
+    except TableRuleError as e:
+        state, failure = None, e
     expected = [int(x) for x in hh.finishing_stacks] if hh.finishing_stacks is not None else None
+    overrides: dict = {}
+    notes: list[str] = []
+    if expected is not None and (state is None or [int(x) for x in state.stacks] != expected):
+        candidate = _ante_trimming_override(hh, replays=state is not None)
+        if candidate is not None:
+            flags, note = candidate
+            alt = copy.copy(hh)
+            for name, value in flags.items():
+                setattr(alt, name, value)
+            try:
+                alt_state = _play_out(alt)
+            except TableRuleError:
+                alt_state = None
+            if alt_state is not None and [int(x) for x in alt_state.stacks] == expected:
+                state, overrides, notes = alt_state, flags, [note]
+    if state is None:
+        raise failure
+    got = [int(x) for x in state.stacks]
     return {"variant": hh.variant, "players": hh.players, "finishing_stacks": got, "expected": expected,
             "matches": expected == got if expected is not None else None,
             "rake": int(sum(state.starting_stacks) - sum(state.stacks)),
-            "board": board(state), "showdown": showdown(state)}
+            "board": board(state), "showdown": showdown(state), "overrides": overrides, "warnings": notes}

@@ -373,7 +373,8 @@ class PokerRoomService:
             return {"table": code, "hand": number, **out}
 
     def replay_phh(self, principal: Principal, text: str) -> dict:
-        """Import a PHH hand (any source) and replay it: ``{"finishing_stacks", "expected", "matches", ...}``."""
+        """Import a PHH hand (any source) and replay it: ``{"finishing_stacks", "expected", "matches", "overrides",
+        "warnings", ...}`` (see :func:`table_games.domain.poker_room.replay_phh` for the flag-override rule)."""
         require_role(principal, *READ_ROLES)
         if not text or not text.strip():
             raise ValidationFailed("send the PHH text", field="phh")

@@ -118,10 +118,13 @@ def _apply(rnd, d: dict):
 
 class _Round(blackjack.BlackjackRound):
     def finish_checked(self):
+        """The dealer's hand from the cards given; raises :class:`TableRuleError` (``cards``) naming the card the
+        dealer still needs (``dealer_needs``: the second card, or the next card while drawing to 17)."""
         try:
             return self.finish()
         except ShoeExhausted:
-            raise TableRuleError("cards", "enter the dealer's next card") from None
+            need = self.dealer_needs or "next card"
+            raise TableRuleError("cards", f"enter the dealer's {need}", dealer_needs=need) from None
 
 
 def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict], new: list[dict]):
@@ -137,6 +140,7 @@ def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict],
     order = sorted(stakes, key=lambda b: (len(b), b))  # seat order: the dealer's left first
     boxes = [blackjack.BoxStake(box, *stakes[box]) for box in order]
     extra: list[Bet] = []
+    rnd = None
     try:
         rnd = _Round(rules, Shoe.stacked(parse_cards(cards)), boxes, chip_unit=t.chip_unit)
         for d in done:
@@ -146,20 +150,35 @@ def bj_play(t: GameTable, rules, bets: list[Bet], cards: list, done: list[dict],
             if isinstance(x, Bet):
                 extra.append(x)
     except ShoeExhausted:
-        raise TableRuleError("cards", "enter the next card (the shoe given has run out)") from None
+        raise TableRuleError("cards", _card_prompt(rnd, len(boxes), (done + new)[-1:])) from None
     except KeyError as e:
         raise TableRuleError("decisions", f"a decision needs {e.args[0]}") from None
     return rnd, extra
 
 
+def _card_prompt(rnd, n_boxes: int, last: list[dict]) -> str:
+    """What to type when the cards entered so far run out: the initial deal's cards, a split hand's second card,
+    or the card the last decision draws."""
+    if rnd is None:
+        return f"enter the initial deal: {2 * n_boxes + 1} cards (each box, the dealer's upcard, each box)"
+    waiting = rnd.hand_waiting_for_card()
+    if waiting is not None:
+        return f"enter box {waiting[0]} hand {waiting[1]}'s second card"
+    if last and last[0].get("action") in ("hit", "double"):
+        return f"enter the card box {last[0].get('box')} draws ({last[0]['action']})"
+    return "enter the next card (the cards given have run out)"
+
+
 def bj_view(rnd) -> dict:
-    """What the table shows during play: the upcard, every hand, who acts and what they may do."""
+    """What the table shows during play: the upcard, every hand, who acts and what they may do, and
+    ``dealer_needs`` once every hand is played: ``"second card"``, ``"next card"`` (drawing to 17) or None (settle:
+    the dealer's hand is complete, or no bet depends on it and it stays at the upcard)."""
     try:
         allowed = rnd.allowed_actions() if not rnd.finished else []
     except ShoeExhausted:
         allowed = []
     cur = rnd.current
-    return {"dealer": card_strings(rnd.dealer), "insurance_open": rnd.insurance_open,
+    return {"dealer": card_strings(rnd.dealer), "insurance_open": rnd.insurance_open, "dealer_needs": rnd.dealer_needs,
             "to_act": {"box": cur[0], "hand": cur[1], "allowed": allowed} if cur else None,
             "boxes": {bx.box: {"player_id": int(bx.player), "insurance": bx.insurance, "even_money": bx.even_money,
                                "hands": [{"id": h.id, "cards": card_strings(h.cards), "total": h.total,

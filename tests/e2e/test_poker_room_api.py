@@ -250,3 +250,18 @@ def test_import_published_phh_over_http(api, path):
 def test_bad_phh_is_a_problem(api):
     r = api.as_staff("auditor", "POST", "/api/v1/poker/phh/replay", {"phh": "variant = 'NT'\n= broken"}, key=None)
     assert r.status_code == 422 and r.json["field"] == "phh" and r.mimetype == "application/problem+json"
+
+
+def test_import_reports_the_overridden_ante_flag(api):
+    text = (PHH_DIR / "wsop2019_e42_d3_0107_bb_ante.phh").read_text()
+    assert "ante_trimming_status = true" in text
+    r = api.as_staff("auditor", "POST", "/api/v1/poker/phh/replay", {"phh": text}, key=None)
+    assert r.status_code == 200 and r.json["matches"] is True
+    assert r.json["finishing_stacks"] == r.json["expected"]
+    assert r.json["overrides"] == {"ante_trimming_status": False}
+    assert r.json["warnings"][0].startswith("ante_trimming_status=true overridden: the recorded finishing stacks "
+                                            "treat the big blind's ante as dead money")
+    bare = "\n".join(line for line in text.splitlines() if not line.startswith("finishing_stacks"))
+    r = api.as_staff("auditor", "POST", "/api/v1/poker/phh/replay", {"phh": bare}, key=None)
+    assert r.status_code == 200 and r.json["matches"] is None and r.json["warnings"] == []
+    assert r.json["finishing_stacks"][1] == 5_625_000 + 500_000  # as the flag says: the ante handed back

@@ -541,3 +541,108 @@ def test_blackjack_player_plays_two_boxes_and_pair_bet(api):
     assert cashable(api, a['player']) == FUND - 21_000 + 52_000
     check_round(api, "BJ-01", n, s)
     assert_books(api, "BJ-01")
+
+
+# ------------------------------------------------------------------ blackjack: what the dealer-entered mode asks for
+def _two_boxes(api, names):
+    a, b = enrol(api, names[0]), enrol(api, names[1])
+    sit(api, "BJ-01", "1", a['player'])
+    sit(api, "BJ-01", "2", b['player'])
+    return a['player'], b['player']
+
+
+def _dealt(api, a, b, cards):
+    n = open_round(api, "BJ-01")
+    ok_bet(api, "BJ-01", n, a, "main", 10_000, box="1")
+    ok_bet(api, "BJ-01", n, b, "main", 10_000, box="2")
+    no_more_bets(api, "BJ-01", n)
+    r = api.as_staff("pit", "POST", f"/api/v1/tables/BJ-01/rounds/{n}/deal", {"cards": cards}, key=None)
+    assert r.status_code == 201, r.json
+    return n, r.json
+
+
+def test_blackjack_dealer_entered_takes_no_second_card_when_no_hand_needs_it(api):
+    a, b = _two_boxes(api, ("NHC A", "NHC B"))
+    # 1) box 1 blackjack (AS KD) against a 6, box 2 (TH 6C) hits 9S and busts: the blackjack is paid 3:2 at once
+    n, view = _dealt(api, a, b, ["AS", "TH", "6D", "KD", "6C"])
+    assert view["to_act"]["box"] == "2" and view["dealer_needs"] is None
+    r = decide(api, n, "2", "hit", cards=["9S"])
+    assert r.status_code == 200, r.json
+    assert r.json["to_act"] is None and r.json["dealer_needs"] is None
+    s = ok_settle(api, "BJ-01", n)  # no card entered: none is asked for
+    assert s["outcome"]["dealer"] == ["6D"]
+    assert s["payouts"] == {str(a): 25_000, str(b): 0}
+    check_round(api, "BJ-01", n, s)
+    # 2) box 1 (TS 6H) surrenders against a 7 (late), box 2 (9C 5S) hits KC and busts
+    n, view = _dealt(api, a, b, ["TS", "9C", "7D", "6H", "5S"])
+    assert decide(api, n, "1", "surrender").json["dealer_needs"] is None  # box 2 still to act
+    r = decide(api, n, "2", "hit", cards=["KC"])
+    assert r.status_code == 200 and r.json["dealer_needs"] is None
+    s = ok_settle(api, "BJ-01", n)
+    assert s["outcome"]["dealer"] == ["7D"] and s["payouts"] == {str(a): 5_000, str(b): 0}
+    check_round(api, "BJ-01", n, s)
+    # 3) an ace up: box 1's blackjack takes even money, box 2 declines insurance and busts
+    n, view = _dealt(api, a, b, ["AH", "8D", "AC", "QS", "8C"])
+    assert view["insurance_open"] and view["dealer_needs"] is None
+    assert api.as_staff("pit", "POST", f"/api/v1/tables/BJ-01/rounds/{n}/decisions",
+                        {"box": "1", "action": "even_money"}).status_code == 200
+    assert api.as_staff("pit", "POST", f"/api/v1/tables/BJ-01/rounds/{n}/decisions",
+                        {"box": "2", "action": "no_insurance"}).status_code == 200
+    r = decide(api, n, "2", "hit", cards=["TD"])
+    assert r.status_code == 200 and r.json["to_act"] is None and r.json["dealer_needs"] is None
+    s = ok_settle(api, "BJ-01", n)
+    assert s["outcome"]["dealer"] == ["AC"] and s["payouts"] == {str(a): 20_000, str(b): 0}
+    check_round(api, "BJ-01", n, s)
+    assert cashable(api, a) == FUND + 15_000 - 5_000 + 10_000
+    assert cashable(api, b) == FUND - 30_000
+    assert_books(api, "BJ-01")
+
+
+def test_blackjack_dealer_entered_asks_for_the_second_card_then_each_draw(api):
+    a, b = _two_boxes(api, ("Draw A", "Draw B"))
+    # box 1 (TS 8H) stands on 18 against a 6; box 2 (9C 7S) hits TD and busts
+    n, view = _dealt(api, a, b, ["TS", "9C", "6D", "8H", "7S"])
+    assert decide(api, n, "1", "stand").json["dealer_needs"] is None  # box 2 still to act
+    r = decide(api, n, "2", "hit")  # the card it draws was not typed
+    assert r.status_code == 422 and r.json["field"] == "cards"
+    assert r.json["detail"] == "enter the card box 2 draws (hit)"
+    r = decide(api, n, "2", "hit", cards=["TD"])
+    assert r.status_code == 200 and r.json["dealer_needs"] == "second card"
+    before = (cashable(api, a), cashable(api, b))
+    for cards, need in (([], "second card"), (["5H"], "next card"), (["5H", "3C"], "next card")):
+        r = settle(api, "BJ-01", n, {"cards": cards} if cards else None)
+        assert r.status_code == 422 and r.mimetype == "application/problem+json", r.json
+        assert r.json["field"] == "cards" and r.json["detail"] == f"enter the dealer's {need}"
+        assert r.json["dealer_needs"] == need
+    assert (cashable(api, a), cashable(api, b)) == before  # refused: nothing settled
+    s = ok_settle(api, "BJ-01", n, {"cards": ["5H", "3C", "4S"]})  # 6 5 3 4 = 18: pushes box 1's 18
+    assert s["outcome"]["dealer"] == ["6D", "5H", "3C", "4S"]
+    assert s["payouts"] == {str(a): 10_000, str(b): 0}
+    check_round(api, "BJ-01", n, s)
+    # the next round: a short initial deal is refused naming what to type; a split asks for the first hand's card
+    n = open_round(api, "BJ-01")
+    ok_bet(api, "BJ-01", n, a, "main", 10_000, box="1")
+    ok_bet(api, "BJ-01", n, b, "main", 10_000, box="2")
+    no_more_bets(api, "BJ-01", n)
+    r = api.as_staff("pit", "POST", f"/api/v1/tables/BJ-01/rounds/{n}/deal", {"cards": ["8S", "9C", "7D"]}, key=None)
+    assert r.status_code == 422 and r.json["field"] == "cards"
+    assert r.json["detail"] == "enter the initial deal: 5 cards (each box, the dealer's upcard, each box)"
+    r = api.as_staff("pit", "POST", f"/api/v1/tables/BJ-01/rounds/{n}/deal", {"cards": ["8S", "9C", "7D", "8C", "9H"]},
+                     key=None)
+    assert r.status_code == 201 and r.json["dealer_needs"] is None
+    r = decide(api, n, "1", "split", 10_000)
+    assert r.status_code == 422 and r.json["detail"] == "enter box 1 hand 0's second card"
+    assert cashable(api, a) == FUND - 10_000  # round 1 pushed; the refused split debited nothing
+    assert decide(api, n, "1", "split", 10_000, cards=["TH"]).status_code == 200
+    r = decide(api, n, "1", "stand")  # play moves to hand 1: its second card comes with this decision
+    assert r.status_code == 422 and r.json["detail"] == "enter box 1 hand 1's second card"
+    r = decide(api, n, "1", "stand", cards=["KD"])
+    assert r.status_code == 200 and r.json["boxes"]["1"]["hands"][1]["cards"] == ["8C", "KD"]
+    assert r.json["to_act"] == {"box": "1", "hand": 1, "allowed": ["hit", "stand", "double"]}
+    assert decide(api, n, "1", "stand").status_code == 200
+    r = decide(api, n, "2", "stand")
+    assert r.status_code == 200 and r.json["dealer_needs"] == "second card"
+    s = ok_settle(api, "BJ-01", n, {"cards": ["TC"]})  # 7 T = 17 stands: three 18s win
+    assert s["outcome"]["dealer"] == ["7D", "TC"] and s["payouts"] == {str(a): 40_000, str(b): 20_000}
+    check_round(api, "BJ-01", n, s)
+    assert_books(api, "BJ-01")

@@ -60,12 +60,19 @@ def test_published_hand_replays_to_its_finishing_stacks(path):
 
 def test_big_blind_ante_is_dead_money_in_the_main_pot():
     text = (PHH_DIR / "wsop2019_e42_d3_0107_bb_ante.phh").read_text()
+    assert "ante_trimming_status = true" in text  # as the public dataset writes it
     out = P.replay_phh(text)
     # Kempe (BB) paid the 500,000 ante and 3,400,000 of live bets and lost: 9,525,000 - 3,900,000
-    assert out["finishing_stacks"][1] == 5_625_000
-    # with the ante "trimmed" (a side pot of its own) Kempe would have been given it back
-    trimmed = P.replay_phh(text.replace("ante_trimming_status = false", "ante_trimming_status = true"))
-    assert trimmed["finishing_stacks"][1] == 5_625_000 + 500_000 and trimmed["matches"] is False
+    assert out["finishing_stacks"][1] == 5_625_000 and out["matches"] is True
+    assert out["overrides"] == {"ante_trimming_status": False}
+    assert out["warnings"] == ["ante_trimming_status=true overridden: the recorded finishing stacks treat the big "
+                               "blind's ante as dead money in the main pot (pokerkit would return the big blind's "
+                               "ante as an uncalled bet)"]
+    # without a recorded result the flag is followed: the ante "trimmed" and given back to Kempe
+    bare = "\n".join(line for line in text.splitlines() if not line.startswith("finishing_stacks"))
+    trimmed = P.replay_phh(bare)
+    assert trimmed["finishing_stacks"][1] == 5_625_000 + 500_000
+    assert trimmed["matches"] is None and trimmed["overrides"] == {} and trimmed["warnings"] == []
 
 
 def test_constructed_multiway_all_in_builds_main_and_side_pots():

@@ -82,7 +82,7 @@ def test_blackjack_3_to_2_rounds_down_to_the_won():
     rnd = new_round("AS 9H KD 7C", chip_unit=1)
     out, res = settle_round(rnd, [main(amount=1_001)])
     assert res[0].win == 1_501  # 1,501.5 → 1,501
-    assert len(out.dealer) == 2  # only a blackjack left: the dealer takes the second card and stops
+    assert out.dealer == tuple(parse_cards("9H"))  # a blackjack against a 9 is paid whatever comes: no 2nd card
 
 
 def test_blackjack_pushes_a_dealer_blackjack():
