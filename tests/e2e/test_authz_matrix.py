@@ -146,6 +146,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "web.index": PUBLIC, "web.console": PUBLIC, "web.machine": PUBLIC, "web.jackpots": PUBLIC,
     "web.par_sheets": PUBLIC, "web.cashier": PUBLIC, "web.receipt": PUBLIC, "web.kiosk": PUBLIC,
     "web.signage": PUBLIC, "web.reports": PUBLIC, "web.font": PUBLIC, "web.static": PUBLIC,
+    "web.games": PUBLIC, "web.staff": PUBLIC, "web.audit_log": PUBLIC,
     # slotsys/api/screens.py + services/screens.py
     "screens.floor_overview": staff("operator", "attendant", "auditor"),
     "screens.floor_machine": staff("operator", "attendant", "auditor"),
