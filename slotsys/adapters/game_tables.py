@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Index, Integer, String, Text, select, update
+from sqlalchemy import JSON, BigInteger, Index, Integer, String, Text, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from slotsys.adapters.db import Base, TZDateTime, utcnow
+from slotsys.domain.errors import Conflict
 
 
 class GameDefinitionRow(Base):
@@ -35,7 +37,13 @@ class GameDefinitionRow(Base):
     decided_by: Mapped[str | None] = mapped_column(String(60), nullable=True)
     decided_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
     reason: Mapped[str] = mapped_column(String(400), default="")
-    __table_args__ = (Index("ix_game_definitions_game_id_status", "game_id", "status"),)
+    __table_args__ = (
+        Index("ix_game_definitions_game_id_status", "game_id", "status"),
+        # at most one pending or approved upload per game id, even when two uploads race
+        Index("ix_game_definitions_live_game_id", "game_id", unique=True,
+              postgresql_where=text("status IN ('pending', 'approved')"),
+              sqlite_where=text("status IN ('pending', 'approved')")),
+    )
 
 
 class GameDefinitionRepo:
@@ -43,9 +51,14 @@ class GameDefinitionRepo:
         self.session = session
 
     def add(self, **values) -> GameDefinitionRow:
+        """Insert an upload; ``Conflict`` naming ``id`` if the game id already has a pending or approved one."""
         row = GameDefinitionRow(**values)
-        self.session.add(row)
-        self.session.flush()
+        try:
+            with self.session.begin_nested():
+                self.session.add(row)
+                self.session.flush()
+        except IntegrityError:
+            raise Conflict(f"{values.get('game_id')!r} already has a pending or approved upload", field="id") from None
         return row
 
     def get(self, definition_id: int) -> GameDefinitionRow | None:

@@ -155,10 +155,15 @@ class GameCatalogueService:
                 uow.rollback()
                 self._refuse(principal, "game.upload", subject, err)
                 raise err
-            row = uow.game_definitions.add(
-                game_id=game.id, name=game.name, kind=game.kind, source=text, sha256=definition_sha256(text),
-                variations=list(game.variations), default_variation=game.default_variation, par_sheet=sheets,
-                status="pending", uploaded_by=principal.name, uploaded_at=now, approved_variations=[], reason="")
+            try:  # a racing upload of the same id (the table's partial unique index)
+                row = uow.game_definitions.add(
+                    game_id=game.id, name=game.name, kind=game.kind, source=text, sha256=definition_sha256(text),
+                    variations=list(game.variations), default_variation=game.default_variation, par_sheet=sheets,
+                    status="pending", uploaded_by=principal.name, uploaded_at=now, approved_variations=[], reason="")
+            except Conflict as err:
+                uow.rollback()
+                self._refuse(principal, "game.upload", subject, err)
+                raise
             view = _view(row)
             record(uow, principal, "game.upload", subject, after={
                 "upload_id": row.id, "sha256": row.sha256, "variations": list(game.variations), "status": "pending",

@@ -1,5 +1,6 @@
 """Game approval under dual control on PostgreSQL: upload → a second admin approves → assignable and playable;
-two approvers racing on one upload approve it once (the conditional update on status = 'pending')."""
+two approvers racing on one upload approve it once (the conditional update on status = 'pending'); two uploads
+of one game id racing store one (the partial unique index on pending / approved uploads)."""
 
 from __future__ import annotations
 
@@ -74,3 +75,30 @@ def test_upload_second_admin_approves_then_assignable_and_a_race_approves_once(p
                                     "AND outcome = 'refused'")).scalar_one()
     assert sorted(done) == sorted([("game:lucky_three", 1)] + [(f"game:lucky_race_{i}", 1) for i in range(5)])
     assert refused == 5
+
+
+def test_racing_uploads_of_one_game_id_store_one(pg_api, pg_app):
+    api, app = pg_api, pg_app
+    op = {"Authorization": f"Bearer {api.staff_token('operator')}"}
+    adm = {"Authorization": f"Bearer {api.staff_token('admin')}"}
+    results = []
+    for i in range(3):
+        text = LUCKY.replace("id: lucky_three", f"id: lucky_twin_{i}")
+        barrier = threading.Barrier(2)
+        statuses: list[int] = []
+
+        def post(headers):
+            client = app.test_client()
+            barrier.wait()
+            statuses.append(client.post("/api/v1/games", json={"definition": text}, headers=headers).status_code)
+
+        threads = [threading.Thread(target=post, args=(h,)) for h in (op, adm)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        results.append(sorted(statuses))
+    assert results == [[201, 409]] * 3
+    with app.extensions["slotsys"].uow.engine.connect() as c:
+        rows = c.execute(sa.text("SELECT game_id, count(*) FROM game_definitions GROUP BY game_id")).all()
+    assert sorted(rows) == [(f"lucky_twin_{i}", 1) for i in range(3)]

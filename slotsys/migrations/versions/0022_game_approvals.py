@@ -44,6 +44,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_game_definitions"),
     )
     op.create_index("ix_game_definitions_game_id_status", "game_definitions", ["game_id", "status"])
+    live = sa.text("status IN ('pending', 'approved')")
+    op.create_index("ix_game_definitions_live_game_id", "game_definitions", ["game_id"], unique=True,
+                    postgresql_where=live, sqlite_where=live)
     op.add_column("staff_tokens", sa.Column("session_id", sa.String(16), nullable=True))
     op.add_column("staff_tokens", sa.Column("issued_at", TZ, nullable=True))
     op.add_column("staff_tokens", sa.Column("address", sa.String(64), nullable=True))
@@ -57,5 +60,6 @@ def downgrade() -> None:
         batch.drop_column("address")
         batch.drop_column("issued_at")
         batch.drop_column("session_id")
+    op.drop_index("ix_game_definitions_live_game_id", table_name="game_definitions")
     op.drop_index("ix_game_definitions_game_id_status", table_name="game_definitions")
     op.drop_table("game_definitions")
