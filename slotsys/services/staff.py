@@ -297,7 +297,7 @@ class AuthService:
                     at=self.ctx.clock.now().isoformat())
         return n
 
-    def deactivate(self, admin: Principal, username: str, address: str | None = None) -> dict:
+    def deactivate(self, admin: Principal, username: str, address: str | None = None, reason: str = "") -> dict:
         """Deactivate a staff user (admin): sign-in refused, every token revoked on every node within 1 s.
         404 unknown username; 409 for the admin's own account (an admin cannot lock themselves out)."""
         require_role(admin, "admin")
@@ -308,7 +308,7 @@ class AuthService:
 
         def change(uow, user) -> None:
             audit_log.record(uow, admin, "staff.disable", f"user:{username}", before={"active": bool(user.active)},
-                             after={"active": False})
+                             after={"active": False}, reason=reason)
             user.active = False
 
         n = self._revoking(username, change, "deactivated", actor=admin.name, address=address)

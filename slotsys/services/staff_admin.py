@@ -8,7 +8,7 @@ Rules
       ``slotsys.domain.staff_auth.password_problem`` (422 naming ``password``), hashed (scrypt) through the
       sign-in hashing gate, outside any transaction;
     * an admin cannot change their own role nor disable themselves (409 naming ``username``);
-    * disabling revokes every token of the user; a role change evicts the user's cached tokens on every node
+    * disabling is the sign-in service's own ``AuthService.deactivate`` (every token revoked); a role change evicts the user's cached tokens on every node
       (the next request reads the new role); ending a session revokes that one token; each announced on the
       revocation bus after the commit, so every node refuses the token within 1 s;
     * every change is in the audit log (``staff.create``, ``staff.role``, ``staff.disable``, ``staff.enable``,
@@ -94,7 +94,6 @@ class StaffAdminService:
             raise self._refused(admin, "staff.role" if role is not None else "staff.disable", subject,
                                 Conflict("an admin cannot change their own role or disable themselves",
                                          field="username"))
-        revoked, user_id = 0, None
         with self.ctx.uow() as uow:
             user = uow.staff.by_username(username)
             if user is None:
@@ -105,19 +104,17 @@ class StaffAdminService:
                 record(uow, admin, "staff.role", subject, before={"role": user.role}, after={"role": role},
                        reason=reason)
                 user.role = role
-            if active is not None and active != bool(user.active):
-                if not active:
-                    revoked = uow.staff.revoke_user_tokens(user.id)
-                    uow.staff.auth_event("deactivated", username, now, actor=admin.name, revoked_tokens=revoked)
-                else:
-                    uow.staff.auth_event("reactivated", username, now, actor=admin.name)
-                record(uow, admin, "staff.enable" if active else "staff.disable", subject,
-                       before={"active": bool(user.active)}, after={"active": active}, reason=reason,
-                       detail={"revoked_tokens": revoked} if not active else None)
-                user.active = active
-            out = {"username": username, "role": user.role, "active": bool(user.active), "revoked_tokens": revoked}
+            disable = active is False and bool(user.active)
+            if active is True and not user.active:
+                uow.staff.auth_event("reactivated", username, now, actor=admin.name)
+                record(uow, admin, "staff.enable", subject, before={"active": False}, after={"active": True},
+                       reason=reason)
+                user.active = True
+            out = {"username": username, "role": user.role, "active": bool(user.active), "revoked_tokens": 0}
             uow.commit()
         self.auth.announce_revoked(f"user:{user_id}")  # cached tokens re-read: the new role, or refused
+        if disable:  # the sign-in service's own path: revoke every token, record, announce
+            out.update(active=False, revoked_tokens=self.auth.deactivate(admin, username, reason=reason)["revoked_tokens"])
         return out
 
     # ------------------------------------------------------------------ sessions
