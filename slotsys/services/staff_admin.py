@@ -8,9 +8,10 @@ Rules
       ``slotsys.domain.staff_auth.password_problem`` (422 naming ``password``), hashed (scrypt) through the
       sign-in hashing gate, outside any transaction;
     * an admin cannot change their own role nor disable themselves (409 naming ``username``);
-    * disabling is the sign-in service's own ``AuthService.deactivate`` (every token revoked); a role change evicts the user's cached tokens on every node
-      (the next request reads the new role); ending a session revokes that one token; each announced on the
-      revocation bus after the commit, so every node refuses the token within 1 s;
+    * disabling is the sign-in service's own ``AuthService.deactivate`` (every token revoked); a role change
+      evicts the user's cached tokens on every node (the next request reads the new role); ending a session
+      revokes that one token; each announced on the revocation bus after the commit, so every node refuses the
+      token within 1 s;
     * every change is in the audit log (``staff.create``, ``staff.role``, ``staff.disable``, ``staff.enable``,
       ``staff.session_end``; subject ``user:<username>``), never a password or a token; refusals too.
 """
