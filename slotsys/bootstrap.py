@@ -62,6 +62,10 @@ def build_services(settings: Settings | None = None) -> Services:
         cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine)), audit=AuditService(ctx),
         publisher=publisher,
     )
+    from slotsys.games import set_uploaded_source
+    from slotsys.services.game_catalogue import UploadedGames
+
+    set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
     _current = svc
     return svc
 

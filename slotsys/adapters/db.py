@@ -188,10 +188,18 @@ class StaffUser(Base):
 
 
 class StaffToken(Base):
+    """A staff session: the token's SHA-256 (never the token), its user and expiry; ``session_id`` (16 hex, random)
+    names the session in the sessions list and ``DELETE /api/v1/staff/sessions/<id>``; ``issued_at`` and the
+    client ``address`` of the sign-in (migration 0022; NULL for tokens issued before it)."""
+
     __tablename__ = "staff_tokens"
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("staff_users.id"))
     expires_at: Mapped[datetime] = mapped_column(TZDateTime)
+    session_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    issued_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    __table_args__ = (Index("ix_staff_tokens_session_id", "session_id", unique=True),)
 
 
 class StaffLoginThrottle(Base):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from sqlalchemy import BigInteger, bindparam, delete, insert, select, update
@@ -159,8 +160,11 @@ class StaffRepo:
         self.s.flush()
         return user
 
-    def add_token(self, token_hash: str, user_id: int, expires_at: datetime) -> None:
-        self.s.add(StaffToken(token_hash=token_hash, user_id=user_id, expires_at=expires_at))
+    def add_token(self, token_hash: str, user_id: int, expires_at: datetime, *, issued_at: datetime | None = None,
+                  address: str | None = None) -> None:
+        """A new session: the token's digest, a random ``session_id`` (16 hex) naming it in the sessions list."""
+        self.s.add(StaffToken(token_hash=token_hash, user_id=user_id, expires_at=expires_at,
+                              session_id=secrets.token_hex(8), issued_at=issued_at, address=address))
         self.s.flush()
 
     def user_for_token(self, token_hash: str, now: datetime) -> StaffUser | None:

@@ -12,6 +12,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from jackpot_controller.adapters.repo import LevelRepo
 from slotsys.adapters.db import WRITE_BEHIND
 from slotsys.adapters.floor_records import AuditLogRepo, MachineEventRepo
+from slotsys.adapters.game_tables import GameDefinitionRepo
+from slotsys.adapters.staff_sessions import StaffSessionRepo
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
 from slotsys.adapters.players_repo import PlayerRepo
@@ -42,6 +44,8 @@ class SqlUnitOfWork:
         self.players = PlayerRepo(s)
         self.audit_log = AuditLogRepo(s)
         self.machine_events = MachineEventRepo(s)
+        self.game_definitions = GameDefinitionRepo(s)
+        self.staff_sessions = StaffSessionRepo(s)
         self._after_commit = []
         return self
 

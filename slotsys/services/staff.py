@@ -48,6 +48,7 @@ from slotsys.domain.staff_auth import (
     record_failure,
     retry_after_s,
 )
+from slotsys.services import audit_log
 from slotsys.services.context import Principal, ServiceContext
 
 log = structlog.get_logger("slotsys.auth")
@@ -99,7 +100,7 @@ class AuthService:
                 token = new_token("st")
                 expires = now + timedelta(hours=self.ctx.settings.staff_token_hours)
                 uow.staff.purge_tokens(now)
-                uow.staff.add_token(token_digest(token), user_id, expires)
+                uow.staff.add_token(token_digest(token), user_id, expires, issued_at=now, address=address)
                 uow.staff.auth_event("login", name, now, address=address)
                 uow.commit()
                 return {"token": token, "role": role, "username": name, "expires_at": expires.isoformat()}
@@ -253,7 +254,8 @@ class AuthService:
         if problem:
             raise ValidationFailed(f"the new password {problem}", field="new_password")
         new_hash = self._hash(new)
-        return self._set_password(username, new_hash, "password_reset", actor=admin.name, address=address)
+        return self._set_password(username, new_hash, "password_reset", actor=admin.name, address=address,
+                                  audit=admin)
 
     def _revoking(self, username: str, change, event: str | None, *, actor: str | None, address: str | None,
                   must_exist: bool = True) -> int | None:
@@ -276,10 +278,13 @@ class AuthService:
         self._revoked(f"user:{user_id}")
         return n
 
-    def _set_password(self, username: str, new_hash: str, kind: str, *, actor: str, address: str | None) -> dict:
+    def _set_password(self, username: str, new_hash: str, kind: str, *, actor: str, address: str | None,
+                      audit: Principal | None = None) -> dict:
         def change(uow, user) -> None:
             user.password_hash = new_hash
             uow.staff.clear_throttle(username)
+            if audit is not None:  # an admin's reset is a privileged change (never the password itself)
+                audit_log.record(uow, audit, "staff.password_reset", f"user:{username}")
 
         n = self._revoking(username, change, kind, actor=actor, address=address)
         return {"username": username, "revoked_tokens": n}
@@ -292,14 +297,18 @@ class AuthService:
                     at=self.ctx.clock.now().isoformat())
         return n
 
-    def deactivate(self, admin: Principal, username: str, address: str | None = None) -> dict:
+    def deactivate(self, admin: Principal, username: str, address: str | None = None, reason: str = "") -> dict:
         """Deactivate a staff user (admin): sign-in refused, every token revoked on every node within 1 s.
         404 unknown username; 409 for the admin's own account (an admin cannot lock themselves out)."""
         require_role(admin, "admin")
         if username == admin.name:
-            raise Conflict("an admin cannot deactivate their own account", field="username")
+            err = Conflict("an admin cannot deactivate their own account", field="username")
+            audit_log.record_refusal(self.ctx.uow, admin, "staff.disable", f"user:{username}", str(err))
+            raise err
 
         def change(uow, user) -> None:
+            audit_log.record(uow, admin, "staff.disable", f"user:{username}", before={"active": bool(user.active)},
+                             after={"active": False}, reason=reason)
             user.active = False
 
         n = self._revoking(username, change, "deactivated", actor=admin.name, address=address)
@@ -314,6 +323,7 @@ class AuthService:
             was_locked = row is not None and locked_until(_state(row), now) is not None
             uow.staff.clear_throttle(username)
             uow.staff.auth_event("unlocked", username, now, address=address, actor=admin.name, was_locked=was_locked)
+            audit_log.record(uow, admin, "staff.unlock", f"user:{username[:60]}", detail={"was_locked": was_locked})
             uow.commit()
         return {"username": username, "was_locked": was_locked}
 

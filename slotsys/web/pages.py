@@ -25,6 +25,9 @@ PAGES = (  # (path, English title, Korean title, who)
     ("/signage/VIP", "Jackpot signage: VIP", "잭팟 사이니지: VIP", "any staff"),
     ("/signage/MASS", "Jackpot signage: MASS", "잭팟 사이니지: MASS", "any staff"),
     ("/reports", "Reports", "보고서", "auditor"),
+    ("/console/games", "Games: upload and approval", "게임: 업로드와 승인", "operator, supervisor"),
+    ("/console/staff", "Staff", "직원", "admin"),
+    ("/console/audit-log", "Audit log", "감사 로그", "auditor"),
 )
 
 
@@ -57,6 +60,21 @@ def jackpots():
 @bp.get("/console/par-sheets")
 def par_sheets():
     return _page("parsheets.html")
+
+
+@bp.get("/console/games")
+def games():
+    return _page("games.html")
+
+
+@bp.get("/console/staff")
+def staff():
+    return _page("staff.html")
+
+
+@bp.get("/console/audit-log")
+def audit_log():
+    return _page("auditlog.html")
 
 
 @bp.get("/cashier")

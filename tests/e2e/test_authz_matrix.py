@@ -146,6 +146,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "web.index": PUBLIC, "web.console": PUBLIC, "web.machine": PUBLIC, "web.jackpots": PUBLIC,
     "web.par_sheets": PUBLIC, "web.cashier": PUBLIC, "web.receipt": PUBLIC, "web.kiosk": PUBLIC,
     "web.signage": PUBLIC, "web.reports": PUBLIC, "web.font": PUBLIC, "web.static": PUBLIC,
+    "web.games": PUBLIC, "web.staff": PUBLIC, "web.audit_log": PUBLIC,
     # slotsys/api/screens.py + services/screens.py
     "screens.floor_overview": staff("operator", "attendant", "auditor"),
     "screens.floor_machine": staff("operator", "attendant", "auditor"),
@@ -156,6 +157,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     # authorised by the ?token= minted by stream_token (EventSource sends no header), whoever sends the request;
     # without a valid token every caller is refused: test_the_screens_stream_needs_its_token
     "screens.jackpot_stream": PUBLIC,
+    # slotsys/api/floor_admin.py → services/game_catalogue.py (UPLOADERS operator, APPROVERS supervisor, READERS
+    # operator, supervisor, auditor), services/staff_admin.py (admin), services/audit_reader.py (auditor)
+    "floor_admin.upload_game": staff("operator"),
+    "floor_admin.list_uploads": staff("operator", "supervisor", "auditor"),
+    "floor_admin.get_upload": staff("operator", "supervisor", "auditor"),
+    "floor_admin.approve_game": staff("supervisor"), "floor_admin.reject_game": staff("supervisor"),
+    "floor_admin.create_user": staff(), "floor_admin.list_users": staff(), "floor_admin.update_user": staff(),
+    "floor_admin.list_sessions": staff(), "floor_admin.end_session": staff(),
+    "floor_admin.audit_log": staff("auditor"),
     # table_games/services/tables.py (READ_ROLES pit, operator, auditor, host; DEALER_ROLES pit, operator;
     # MANAGER_ROLES operator; a player's own token for their bets, decisions on their box, their seat's backers)
     "tables.list_tables": staff("pit", "operator", "auditor", "host"),
@@ -261,7 +271,8 @@ class Floor:
     def path_values(self, endpoint: str) -> dict:
         v = {"asset": "M001", "player_id": self.p1["player"], "card_number": self.p1["card_number"],
              "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
-             "seat": "1", "box": "1", "username": "authz-nobody"}  # no such staff user: admin actions 404
+             "seat": "1", "box": "1", "username": "authz-nobody",  # no such staff user: admin actions 404
+             "upload_id": 999_999, "session_id": "0000000000000000"}  # no such game upload / staff session: 404
         if endpoint.startswith("tables."):
             v.update(code="BAC-01", number=1)
         elif endpoint.startswith("jackpots."):
@@ -356,6 +367,11 @@ class Floor:
             "mahjong.score_hand": {"number": 1, "winner": "E", "hand": "123m456p789s11z", "win_tile": "1z",
                                    "tsumo": True},
             "mahjong.draw": {"number": 1},
+            # an invalid definition / a too-short password: 422 for the allowed, nothing stored
+            "floor_admin.upload_game": {"definition": "id: authz"},
+            "floor_admin.approve_game": {}, "floor_admin.reject_game": {"reason": "authz"},
+            "floor_admin.create_user": {"username": "authz-user", "password": "short", "role": "host"},
+            "floor_admin.update_user": {"active": True},
         }
         return bodies.get(endpoint)
 

@@ -14,6 +14,7 @@
     home: ["Screens", "화면"], floor: ["Floor", "플로어"], jackpots: ["Jackpots", "잭팟"],
     parsheets: ["Par sheets", "파 시트"], cashier: ["Cashier", "캐셔"], kiosk: ["Kiosk", "키오스크"],
     signage: ["Signage", "사이니지"], reports: ["Reports", "보고서"],
+    games_nav: ["Games", "게임"], staff_nav: ["Staff", "직원"], audit_nav: ["Audit log", "감사 로그"],
     // floor
     state_idle: ["Idle", "대기"], state_in_play: ["In play", "게임 중"], state_carded: ["Carded", "카드 삽입"],
     state_handpay: ["Handpay", "핸드페이"], state_locked: ["Locked", "잠김"], state_offline: ["Offline", "오프라인"],

@@ -11,6 +11,7 @@ import io
 from tests.e2e.browser.conftest import cash_out_ticket, login
 
 PAGES = ["/", "/console", "/console/jackpots", "/console/par-sheets", "/cashier", "/kiosk", "/signage/VIP", "/reports",
+         "/console/games", "/console/staff", "/console/audit-log",
          "/console/machines/M001"]
 
 
