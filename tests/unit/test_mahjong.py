@@ -290,8 +290,9 @@ def test_dora_counts_through_indicators_with_honour_wrap():
 def test_ura_dora_only_with_riichi():
     with_riichi = M.score_hand(D(BASE, "4m", riichi=True, ura_dora_indicators="8s"))  # 9s ×3: 1 + 3 = 4 han 40 fu
     assert (with_riichi.han, with_riichi.payments["discarder"]) == (4, 8000)
-    without = M.score_hand(D(BASE, "4m", tsumo=True, ura_dora_indicators="8s"))
-    assert without.han == 1
+    with pytest.raises(TableRuleError) as e:  # no riichi: no ura-dora is turned over, so none may be sent
+        M.score_hand(D(BASE, "4m", tsumo=True, ura_dora_indicators="8s"))
+    assert e.value.field == "ura_dora_indicators" and "riichi" in e.value.detail
 
 
 def test_aka_dora_when_on():
@@ -373,9 +374,10 @@ def test_korean_refusals(decl, field):
 def test_rules_from_dict_refuses_unknown():
     with pytest.raises(TableRuleError) as e:
         M.rules_from_dict({"rule_set": "riichi", "akadora": True})
-    assert e.value.field == "rules"
-    with pytest.raises(TableRuleError):
+    assert e.value.field == "rules.akadora" and "aka_dora" in e.value.detail  # names it, lists the known ones
+    with pytest.raises(TableRuleError) as e:
         M.rules_from_dict({"rule_set": "hongkong"})
+    assert e.value.field == "rules.rule_set"
 
 
 # ------------------------------------------------------------------------------------------- seats and won
