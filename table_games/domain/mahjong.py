@@ -681,6 +681,9 @@ def _check_conditions(d: Declaration, rules: RiichiRules, dealer: bool, is_open:
             raise TableRuleError("conditions", "tenhou, chiihou and renhou exclude each other")
         if d.melds:
             raise TableRuleError("conditions", "tenhou, chiihou and renhou need a hand without melds")
+        if d.riichi or d.double_riichi:
+            raise TableRuleError("conditions", "tenhou, chiihou and renhou come before the winner's first discard: "
+                                               "no riichi can have been declared")
     if d.double_riichi and d.riichi:
         raise TableRuleError("double_riichi", "send riichi or double_riichi, not both")
     if d.ippatsu and not (d.riichi or d.double_riichi):
@@ -865,6 +868,14 @@ def seat_wind(seat: str, dealer_seat: str) -> str:
     return SEATS[(SEATS.index(seat) - SEATS.index(dealer_seat)) % 4]
 
 
+def next_dealer(kind: str, dealer: str, winner: str | None, dealer_tenpai: bool = False) -> str:
+    """The dealer of the next hand (renchan, the standard rule): the dealer deals again after winning
+    (``kind == "win"`` and ``winner == dealer``) or after a drawn hand in which the dealer was tenpai; otherwise
+    the deal passes to the next seat counter-clockwise (E → S → W → N → E)."""
+    stays = winner == dealer if kind == "win" else dealer_tenpai
+    return dealer if stays else SEATS[(SEATS.index(dealer) + 1) % 4]
+
+
 def seat_points(score: Score, winner: str, dealer_seat: str, discarder: str | None) -> dict[str, int]:
     """Points per table seat for the hand's payments (riichi sticks excluded): losers negative, the winner
     positive, summing to zero. ``discarder`` is required on a ron and must be another seat; refused on a tsumo."""
@@ -894,8 +905,9 @@ def seat_points(score: Score, winner: str, dealer_seat: str, discarder: str | No
 class HandSettlement:
     """A scored hand in points and won per seat. ``points``/``won``: every seat's change (payments, honba, riichi
     sticks; losers negative); ``won`` of the winner is net of ``fee``. ``take`` = won the other players pay for
-    the hand (honba included, sticks not): the fee's base. ``pot_won`` = the carried sticks taken from the pot.
-    Balance: sum(won) + fee = pot_won."""
+    the hand (honba included, sticks not): the fee's base. ``pot_won`` = the carried sticks taken from the pot;
+    ``to_pot_won`` = this hand's sticks put into the pot instead (a nagashi mangan paid as a draw, when the
+    sticks stay on the table). Balance: sum(won) + fee = pot_won - to_pot_won."""
 
     points: dict[str, int]
     won: dict[str, int]
@@ -904,18 +916,23 @@ class HandSettlement:
     sticks_paid: dict[str, int]
     pot_sticks: int
     pot_won: int
+    sticks_to_pot: int = 0
+    to_pot_won: int = 0
 
     def to_dict(self) -> dict:
         return {"points": self.points, "won": self.won, "take": self.take, "fee": self.fee,
-                "sticks_paid": self.sticks_paid, "pot_sticks": self.pot_sticks, "pot_won": self.pot_won}
+                "sticks_paid": self.sticks_paid, "pot_sticks": self.pot_sticks, "pot_won": self.pot_won,
+                "sticks_to_pot": self.sticks_to_pot, "to_pot_won": self.to_pot_won}
 
 
 def settle_hand(score: Score, *, winner: str, dealer: str, discarder: str | None, riichi_seats: tuple[str, ...] = (),
                 pot_sticks: int = 0, point_value: int, fee_ppm: int = 0, fee_unit: int = 100) -> HandSettlement:
     """Points → won for a table: each point is ``point_value`` won; every seat in ``riichi_seats`` puts a
     1,000-point stick in; the winner takes this hand's sticks and the ``pot_sticks`` carried from drawn hands
-    (both already counted in ``score.sticks`` when scored with ``riichi_sticks = pot + declarers``). House fee =
-    ``fee_ppm`` of the winner's take, rounded UP to ``fee_unit`` (``money.commission_ceil``), never above the take."""
+    (both already counted in ``score.sticks`` when scored with ``riichi_sticks = pot + declarers``) — except a
+    nagashi mangan paid as a draw (``payment_form == "nagashi_draw"``): the pot stays and this hand's sticks
+    join it. House fee = ``fee_ppm`` of the winner's take, rounded UP to ``fee_unit``
+    (``money.commission_ceil``), never above the take."""
     pts = seat_points(score, winner, dealer, discarder)
     take_pts = pts[winner]
     for s in riichi_seats:
@@ -926,10 +943,15 @@ def settle_hand(score: Score, *, winner: str, dealer: str, discarder: str | None
     sticks = {s: STICK_POINTS for s in riichi_seats}
     for s, p in sticks.items():
         pts[s] -= p
-    pts[winner] += STICK_POINTS * (len(riichi_seats) + pot_sticks)
+    to_pot = score.payment_form == "nagashi_draw"
+    if not to_pot:
+        pts[winner] += STICK_POINTS * (len(riichi_seats) + pot_sticks)
     take = take_pts * point_value
     fee = min(take, commission_ceil(take, fee_ppm, fee_unit)) if fee_ppm else 0
     won = {s: p * point_value for s, p in pts.items()}
     won[winner] -= fee
-    return HandSettlement(points=pts, won=won, take=take, fee=fee, sticks_paid=sticks, pot_sticks=pot_sticks,
-                          pot_won=pot_sticks * STICK_POINTS * point_value)
+    into = len(riichi_seats) if to_pot else 0
+    return HandSettlement(points=pts, won=won, take=take, fee=fee, sticks_paid=sticks,
+                          pot_sticks=0 if to_pot else pot_sticks,
+                          pot_won=0 if to_pot else pot_sticks * STICK_POINTS * point_value,
+                          sticks_to_pot=into, to_pot_won=into * STICK_POINTS * point_value)

@@ -102,7 +102,13 @@ def test_score_endpoint_returns_han_fu_yaku_names_and_payments(api):
     ({"hand": BASE, "win_tile": "4m", "seat_wind": "X"}, "seat_wind"),  # pydantic
     ({"hand": BASE, "win_tile": "4m", "conditions": ["haitei"]}, "conditions"),  # haitei is a tsumo
     ({"hand": BASE, "win_tile": "4m", "riichi": "yes"}, "riichi"),  # true/false only, not truthy strings
-    ({"hand": BASE, "win_tile": "4m", "rules": {"foo": 1}}, "rules"),  # an unknown rule option, named
+    ({"hand": BASE, "win_tile": "4m", "rules": {"foo": 1}}, "rules.foo"),  # an unknown rule option, named
+    ({"hand": BASE, "win_tile": "4m", "riichi": True, "rules": {"kiriage": 1}}, "rules.kiriage"),  # not a bool
+    ({"hand": "234m567m345p999s12p", "win_tile": "9m"}, "hand"),  # not a winning hand, whatever the win tile
+    ({"hand": BASE, "win_tile": "4m", "tsumo": True, "conditions": ["tenhou"], "winner": "S", "dealer": "E"},
+     "conditions"),  # tenhou for a non-dealer
+    ({"hand": BASE, "win_tile": "4m", "riichi": True, "open_riichi": True}, "open_riichi"),  # not played here
+    ({"hand": BASE, "win_tile": "4m", "tsumo": True, "ura_dora_indicators": "1m"}, "ura_dora_indicators"),
 ])
 def test_score_endpoint_bad_input_is_problem_json(api, body, field):
     r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)
@@ -288,3 +294,72 @@ def test_money_moving_posts_need_an_idempotency_key(api):
                      {"seat": "E", "player_id": p["player"], "buy_in": 100_000}, key=None)
     assert r.status_code == 422 and r.json["field"] == "Idempotency-Key"
     assert cashable(api, p["player"]) == FUND
+
+
+# ------------------------------------------------------------------ rule options, seats, payment forms
+def test_score_endpoint_rule_options_seats_and_indicators(api):
+    def score(body):
+        r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    # 4 han 30 fu (riichi, pinfu, tanyao, dora 2m): 7,700; with kiriage (the library's own name for it) 8,000
+    body = {"hand": "234m567m345p678s55p", "win_tile": "4m", "riichi": True, "dora_indicators": "1m", "seat_wind": "S"}
+    assert score(body)["payments"] == {"discarder": 7700}
+    assert score(body | {"rules": {"kiriage": True}})["payments"] == {"discarder": 8000}
+    # renhou: the casino's mangan, or yakuman by option, named in three languages
+    renhou = {"hand": "123444s234456m66p", "win_tile": "4s", "conditions": ["renhou"], "seat_wind": "S"}
+    assert score(renhou)["payments"] == {"discarder": 8000}
+    y = score(renhou | {"rules": {"renhou_as_yakuman": True}})["yaku"][0]
+    assert (y["key"], y["ko"], y["ja"], y["en"]) == ("renhou_yakuman", "인화 (역만)", "人和 (役満)",
+                                                     "Blessing of man (yakuman)")
+    # tenhou without a seat wind is the dealer's (16,000 from each); chiihou a non-dealer's; the seating decides
+    tenhou = {"hand": "123444s234456m66p", "win_tile": "4s", "tsumo": True, "conditions": ["tenhou"]}
+    assert score(tenhou)["payments"] == {"each": 16000}
+    chiihou = tenhou | {"conditions": ["chiihou"]}
+    assert score(chiihou)["payments"] == {"dealer": 16000, "non_dealer": 8000}
+    assert score(chiihou | {"winner": "N", "dealer": "W"})["seat_wind"] == "S"
+    # two kans: three dora indicators
+    kans = {"hand": "234m567m11p", "win_tile": "4m", "riichi": True, "dora_indicators": "1m2m3m", "seat_wind": "S",
+            "melds": [{"type": "closed_kan", "tiles": "9999s"}, {"type": "closed_kan", "tiles": "5555p"}]}
+    assert (score(kans)["han"], score(kans)["dora"]) == (4, ["2m", "3m", "4m"])
+    # nagashi mangan's payment form is reported
+    assert score({"conditions": ["nagashi_mangan"], "seat_wind": "W"})["payment_form"] == "nagashi_tsumo"
+
+
+def test_table_rules_dealer_rotation_and_nagashi_paid_as_a_draw(api):
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables", {"code": "MJ-R0", "rules": {"kiriag": True}}, key=None)
+    assert r.status_code == 422 and r.json["field"] == "rules.kiriag", r.json
+    assert api.as_staff("pit", "GET", "/api/v1/mahjong/tables/MJ-R0", key=None).status_code == 404
+    t = make_table(api, "MJ-R1", fee_ppm=0, rules={"nagashi_payment": "draw", "has_open_tanyao": False})
+    assert (t["rules"]["nagashi_payment"], t["rules"]["open_tanyao"], t["dealer"]) == ("draw", False, "E")
+    seat_four(api, "MJ-R1")
+    # hand 1: a draw, E noten → S deals; E and N declared riichi (2 sticks in the pot)
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables/MJ-R1/draws", {"number": 1, "riichi_seats": ["E", "N"]})
+    assert r.status_code == 201 and r.json["dealer"] == "E", r.json
+    assert table_state(api, "MJ-R1")["dealer"] == "S"
+    # hand 2: tenhou by E, who is not the dealer any more: refused, nothing moves
+    tenhou = {"hand": "123444s234456m66p", "win_tile": "4s", "tsumo": True, "conditions": ["tenhou"]}
+    r = hand(api, "MJ-R1", {"number": 2, "winner": "E", **tenhou})
+    assert r.status_code == 422 and r.json["field"] == "conditions", r.json
+    assert stacks(api, "MJ-R1") == {"E": 490_000, "S": 500_000, "W": 500_000, "N": 490_000}
+    # hand 2: W's nagashi mangan with S dealing, W declared riichi: paid as a draw — S 4,000, E and N 2,000,
+    # W's stick joins the 2 in the pot, which stays (₩10 a point)
+    r = hand(api, "MJ-R1", {"number": 2, "winner": "W", "conditions": ["nagashi_mangan"], "riichi_seats": ["E"]})
+    assert r.status_code == 201, r.json
+    assert (r.json["result"]["payment_form"], r.json["dealer"]) == ("nagashi_draw", "S")
+    assert r.json["result"]["payments"] == {"dealer": 4000, "non_dealer": 2000}
+    assert stacks(api, "MJ-R1") == {"E": 460_000, "S": 460_000, "W": 580_000, "N": 470_000}
+    state = table_state(api, "MJ-R1")
+    assert (state["riichi_pot"], state["dealer"]) == (3, "W")  # the deal passes: S did not win
+    # hand 3: S (the dealer's seat is W now) tenhou-free ron with kuitan: off at this table → no yaku, 422
+    r = hand(api, "MJ-R1", {"number": 3, "winner": "S", "discarder": "E", "hand": "222m345p678s55p",
+                            "win_tile": "6s", "melds": [{"type": "chi", "tiles": "567m"}]})
+    assert r.status_code == 422 and r.json["field"] == "hand", r.json
+    # hand 3: W (dealer) tenhou: 16,000 from each plus the 3 sticks of the pot
+    r = hand(api, "MJ-R1", {"number": 3, "winner": "W", **tenhou})
+    assert r.status_code == 201, r.json
+    assert (r.json["result"]["payments"], r.json["result"]["riichi_stick_points"]) == ({"each": 16000}, 3000)
+    assert stacks(api, "MJ-R1") == {"E": 300_000, "S": 300_000, "W": 770_000, "N": 310_000}
+    assert table_state(api, "MJ-R1")["riichi_pot"] == 0
+    assert_balanced(api)
