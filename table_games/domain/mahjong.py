@@ -17,12 +17,29 @@ Red (중); ``0m`` / ``0p`` / ``0s`` are red fives (only at a table with aka dora
 * ``hand``: the concealed tiles **including the win tile**; ``melds``: called / declared sets, each
   ``{"type": "chi" | "pon" | "kan" (open, 대명깡) | "added_kan" (소명깡) | "closed_kan" (안깡), "tiles": "234m"}``.
   Tile count: concealed tiles + 3 per meld = 14 (a kan counts as 3 here, its 4th tile is the replacement).
-* ``win_tile`` (one tile, in ``hand``), ``tsumo`` (else ron), ``riichi`` / ``double_riichi`` / ``ippatsu``,
+* ``win_tile`` (one tile, in ``hand``), ``tsumo`` (else ron), ``riichi`` / ``double_riichi`` / ``ippatsu`` /
+  ``open_riichi`` (a riichi declared face up; only where the table plays it), ``paarenchan`` (0-6: the dealer's
+  eighth consecutive win, counted as that many yakuman; only where the table counts it),
   ``seat_wind`` / ``round_wind`` (``E S W N``; the dealer is the East seat), ``dora_indicators`` /
   ``ura_dora_indicators`` (INDICATORS as on the wall; the dora is the next tile: 9 → 1 in a suit,
-  E → S → W → N → E, White → Green → Red → White), ``honba`` (300 points per honba on a ron, 100 per payer on
+  E → S → W → N → E, White → Green → Red → White; 1 + one per kan declared, at most 5; ura-dora only on a riichi
+  win, one under each dora indicator), ``honba`` (300 points per honba on a ron, 100 per payer on
   a tsumo), ``riichi_sticks`` (1,000 points each, to the winner), ``conditions`` ⊆ ``haitei houtei rinshan
   chankan tenhou chiihou renhou nagashi_mangan``.
+* **The seat wind** is, in order: the seating (``winner`` and ``dealer`` seats given to :func:`score_hand`; a
+  ``seat_wind`` that contradicts it is refused), the declaration's ``seat_wind``, the conditions (tenhou: the
+  dealer, E; chiihou / renhou: a non-dealer — scored for S, W and N and refused only if the three differ, i.e.
+  a seat-wind triplet), else E. Tenhou is the dealer's, chiihou and renhou a non-dealer's: a contradiction is
+  422 ``conditions`` (the library would pay a tenhou without a seat wind as a non-dealer's).
+
+**Payment forms** (``Score.payment_form``): ``ron`` — the discarder pays everything (4 × base, the dealer 6 ×);
+``tsumo`` — a non-dealer winner takes 2 × base from the dealer and 1 × from each other, the dealer 2 × from
+each; every limit hand (mangan to six yakuman, kazoe, renhou, tenhou, chiihou, sashikomi, paarenchan) is paid in
+the form of its win (renhou and sashikomi are always a ron, tenhou and chiihou a tsumo). Nagashi mangan (no
+win tile) follows ``rules.nagashi_payment``: ``nagashi_tsumo`` (default) — a tsumo mangan with the honba and the
+riichi sticks, as the library pays it; ``nagashi_draw`` — the same mangan but the hand stays a draw: no honba,
+and the riichi sticks stay in the table's pot (this hand's join them). Aotenjou (``rules.aotenjou``) has no
+limits and no honba or stick bonus.
 
 **The casino's rules** (seed page "Mahjong", 파라다이스 족보 list) mapped to the library's ``OptionalRules``:
 renhou counts as **mangan** (a 5-han yaku, ``renhou_as_yakuman=False``: it adds to other yaku); nagashi mangan
@@ -31,8 +48,10 @@ where the page says: suuankou tanki, kokushi 13-sided wait, pure chuuren 9-sided
 library gives these four 26 han and no other hand); suukantsu, tenhou, chiihou etc. single yakuman. Where the
 page is silent we follow the standard (WRC/Tenhou-like) rule, configurable per table: open tanyao allowed
 (the page gives tanyao no closed-hand condition, unlike the yaku it marks 비멘젠), no kiriage mangan, kazoe
-yakuman at 13+ han (``kazoe``), aka dora off (``aka_dora``). Double wind pairs/triplets: 2 han (the page's
-연풍패), the library's rule.
+yakuman at 13+ han (``kazoe``), aka dora off (``aka_dora``), and none of the local yakuman the page does not
+list (daisharin, daichisei, sashikomi, paarenchan, open riichi all off). Every other ``OptionalRules`` field is a
+table option (:class:`RiichiRules`; the library's names are accepted as aliases). Double wind pairs/triplets:
+2 han (the page's 연풍패), the library's rule.
 
 **Korean mahjong** (:class:`KoreanRules`): the page says a win needs one pair and four sets ("머리 1개와 몸통
 4개") and **no yaku**, and a win after a riichi declaration adds **2 points** ("리치 선언 후 승리하면 +2점").
@@ -45,12 +64,14 @@ won by the table like riichi points.
 
 Errors: :class:`~table_games.domain.errors.TableRuleError` (422) naming the field: ``hand`` (malformed
 notation, a red five with aka dora off, wrong tile count, a fifth copy of a tile, not a winning hand, no yaku),
-``melds[i]`` (type unknown, tiles that are not that meld), ``win_tile`` (not one tile, not in the hand),
-``seat_wind`` / ``round_wind``, ``dora_indicators`` / ``ura_dora_indicators`` (more than the kans allow),
-``riichi`` / ``double_riichi`` / ``ippatsu`` (with an open hand, ippatsu without riichi), ``conditions``
-(unknown, contradicting tsumo/ron or each other, dealer-only or non-dealer-only, nagashi mangan off or
-with tiles), ``honba`` / ``riichi_sticks`` (not an integer 0-100; Korean: not zero), ``rules`` (unknown option
-or rule set), and from :func:`seat_points` / :func:`settle_hand`: ``winner`` / ``dealer`` / ``discarder`` /
+``melds[i]`` (type unknown, tiles that are not that meld), ``win_tile`` (not one tile, not in the hand — checked
+after the shape, so an incomplete hand is always "not a winning hand"), ``seat_wind`` (contradicts the seating,
+or needed) / ``round_wind``, ``dora_indicators`` / ``ura_dora_indicators`` (more than the kans allow, ura
+without riichi), ``riichi`` / ``double_riichi`` / ``ippatsu`` (with an open hand, ippatsu without riichi),
+``open_riichi`` / ``paarenchan`` (off at the table, without riichi, not the dealer), ``conditions`` (unknown,
+contradicting tsumo/ron or each other or riichi, tenhou for a non-dealer, chiihou / renhou for the dealer,
+nagashi mangan off or with tiles), ``honba`` / ``riichi_sticks`` (not an integer 0-100; Korean: not zero),
+``rules.<option>`` (unknown option, bad value, three-player rules; ``rules.rule_set`` unknown), and from :func:`seat_points` / :func:`settle_hand`: ``winner`` / ``dealer`` / ``discarder`` /
 ``riichi_seats`` (not a seat, a ron without another seat's discarder, a tsumo with one).
 """
 

@@ -343,8 +343,8 @@ def test_table_rules_dealer_rotation_and_nagashi_paid_as_a_draw(api):
     r = hand(api, "MJ-R1", {"number": 2, "winner": "E", **tenhou})
     assert r.status_code == 422 and r.json["field"] == "conditions", r.json
     assert stacks(api, "MJ-R1") == {"E": 490_000, "S": 500_000, "W": 500_000, "N": 490_000}
-    # hand 2: W's nagashi mangan with S dealing, W declared riichi: paid as a draw — S 4,000, E and N 2,000,
-    # W's stick joins the 2 in the pot, which stays (₩10 a point)
+    # hand 2: W's nagashi mangan with S dealing, E declared riichi again: paid as a draw — S 4,000, E and N
+    # 2,000 (₩10 a point); E's stick joins the 2 in the pot, which stays
     r = hand(api, "MJ-R1", {"number": 2, "winner": "W", "conditions": ["nagashi_mangan"], "riichi_seats": ["E"]})
     assert r.status_code == 201, r.json
     assert (r.json["result"]["payment_form"], r.json["dealer"]) == ("nagashi_draw", "S")
@@ -352,14 +352,14 @@ def test_table_rules_dealer_rotation_and_nagashi_paid_as_a_draw(api):
     assert stacks(api, "MJ-R1") == {"E": 460_000, "S": 460_000, "W": 580_000, "N": 470_000}
     state = table_state(api, "MJ-R1")
     assert (state["riichi_pot"], state["dealer"]) == (3, "W")  # the deal passes: S did not win
-    # hand 3: S (the dealer's seat is W now) tenhou-free ron with kuitan: off at this table → no yaku, 422
+    # hand 3 (W deals): S rons with an open tanyao only: kuitan is off at this table → no yaku, 422
     r = hand(api, "MJ-R1", {"number": 3, "winner": "S", "discarder": "E", "hand": "222m345p678s55p",
                             "win_tile": "6s", "melds": [{"type": "chi", "tiles": "567m"}]})
     assert r.status_code == 422 and r.json["field"] == "hand", r.json
-    # hand 3: W (dealer) tenhou: 16,000 from each plus the 3 sticks of the pot
+    # hand 3: W (the dealer, not sent: the table's) tenhou: 16,000 from each plus the 3 sticks of the pot
     r = hand(api, "MJ-R1", {"number": 3, "winner": "W", **tenhou})
     assert r.status_code == 201, r.json
     assert (r.json["result"]["payments"], r.json["result"]["riichi_stick_points"]) == ({"each": 16000}, 3000)
-    assert stacks(api, "MJ-R1") == {"E": 300_000, "S": 300_000, "W": 770_000, "N": 310_000}
+    assert stacks(api, "MJ-R1") == {"E": 300_000, "S": 300_000, "W": 1_090_000, "N": 310_000}
     assert table_state(api, "MJ-R1")["riichi_pot"] == 0
     assert_balanced(api)
