@@ -313,17 +313,17 @@ def _riichi_rules(d: dict) -> RiichiRules:
             if name in d:
                 raise TableRuleError(f"rules.{alias}", f"{alias} and {name} are the same option: send one")
             d[name] = d.pop(alias)
-    if "kazoe" in d and not isinstance(d["kazoe"], bool) and d["kazoe"] in KAZOE.values():
+    if "kazoe" in d and type(d["kazoe"]) is int and d["kazoe"] in KAZOE.values():
         d["kazoe"] = next(k for k, v in KAZOE.items() if v == d["kazoe"])  # the library's 0 / 1 / 2
     for f in fields(RiichiRules):
         if f.name not in d:
             continue
         v = d[f.name]
         if f.name == "kazoe":
-            if v not in KAZOE or isinstance(v, bool):
+            if not isinstance(v, str) or v not in KAZOE:
                 raise TableRuleError("rules.kazoe", f"kazoe is one of {', '.join(KAZOE)} (or the library's 0, 1, 2)")
         elif f.name == "nagashi_payment":
-            if v not in NAGASHI_PAYMENTS:
+            if not isinstance(v, str) or v not in NAGASHI_PAYMENTS:
                 raise TableRuleError("rules.nagashi_payment", "nagashi_payment is tsumo or draw")
         elif not isinstance(v, bool):
             raise TableRuleError(f"rules.{f.name}", f"{f.name} is true or false")
@@ -343,7 +343,7 @@ def rules_from_dict(d: dict | None) -> RiichiRules | KoreanRules:
         raise TableRuleError("rules", "rules is an object: {\"rule_set\": \"riichi\" | \"korean\", ...options}")
     d = dict(d or {})
     kind = d.pop("rule_set", "riichi")
-    cls = {"riichi": RiichiRules, "korean": KoreanRules}.get(kind)  # type: ignore[arg-type]
+    cls = {"riichi": RiichiRules, "korean": KoreanRules}.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise TableRuleError("rules.rule_set", "rule_set must be riichi or korean")
     known = {f.name for f in fields(cls)} | (set(RULE_ALIASES) if cls is RiichiRules else set())

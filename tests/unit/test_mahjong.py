@@ -467,6 +467,7 @@ def test_rule_values_are_validated_and_named():
                        ({"daisharin": False, "daisharin_other_suits": True}, "rules.daisharin_other_suits"),
                        ({"has_open_tanyao": True, "open_tanyao": True}, "rules.has_open_tanyao"),
                        ({"num_nuki_dora": 1}, "rules.num_nuki_dora"),
+                       ({"kazoe": [1]}, "rules.kazoe"), ({"rule_set": [1]}, "rules.rule_set"),  # not hashable
                        ({"rule_set": "korean", "kiriage": True}, "rules.kiriage")]:
         with pytest.raises(TableRuleError) as e:
             R(bad)
