@@ -71,7 +71,8 @@ without riichi), ``riichi`` / ``double_riichi`` / ``ippatsu`` (with an open hand
 ``open_riichi`` / ``paarenchan`` (off at the table, without riichi, not the dealer), ``conditions`` (unknown,
 contradicting tsumo/ron or each other or riichi, tenhou for a non-dealer, chiihou / renhou for the dealer,
 nagashi mangan off or with tiles), ``honba`` / ``riichi_sticks`` (not an integer 0-100; Korean: not zero),
-``rules.<option>`` (unknown option, bad value, three-player rules; ``rules.rule_set`` unknown), and from :func:`seat_points` / :func:`settle_hand`: ``winner`` / ``dealer`` / ``discarder`` /
+``rules.<option>`` (unknown option, bad value, three-player rules; ``rules.rule_set`` unknown), and from
+:func:`seat_points` / :func:`settle_hand`: ``winner`` / ``dealer`` / ``discarder`` /
 ``riichi_seats`` (not a seat, a ron without another seat's discarder, a tsumo with one).
 """
 
@@ -473,7 +474,8 @@ class Declaration:
         return {"hand": self.hand, "win_tile": self.win_tile,
                 "melds": [{"type": m.type, "tiles": m.tiles} for m in self.melds], "tsumo": self.tsumo,
                 "riichi": self.riichi, "double_riichi": self.double_riichi, "ippatsu": self.ippatsu,
-                "open_riichi": self.open_riichi, "paarenchan": self.paarenchan, "seat_wind": self.seat_wind, "round_wind": self.round_wind, "dora_indicators": self.dora_indicators,
+                "open_riichi": self.open_riichi, "paarenchan": self.paarenchan, "seat_wind": self.seat_wind,
+                "round_wind": self.round_wind, "dora_indicators": self.dora_indicators,
                 "ura_dora_indicators": self.ura_dora_indicators, "honba": self.honba,
                 "riichi_sticks": self.riichi_sticks, "conditions": list(self.conditions)}
 

@@ -92,9 +92,9 @@ def next_dealer(repo: MahjongRepo, t: MahjongTable) -> str:
 
 def table_view(uow, t: MahjongTable) -> dict:
     seats = _repo(uow).seats(t.id)
-    return {"dealer": next_dealer(_repo(uow), t),"code": t.code, "name": t.name, "rules": t.rules, "point_value": t.point_value, "fee_ppm": t.fee_ppm,
-            "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in, "max_buy_in": t.max_buy_in, "status": t.status,
-            "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
+    return {"code": t.code, "name": t.name, "rules": t.rules, "dealer": next_dealer(_repo(uow), t),
+            "point_value": t.point_value, "fee_ppm": t.fee_ppm, "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in,
+            "max_buy_in": t.max_buy_in, "status": t.status, "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
             "seats": [{"seat": s.seat, "player_id": s.player_id,
                        "stack": uow.ledger.balance(stack_account(t.code, s.player_id))} for s in seats]}
 
@@ -289,14 +289,15 @@ class MahjongService:
         """Score a won hand at a table and settle it in ONE journal entry.
 
         ``body``: ``number`` (next hand), ``winner`` (seat), ``discarder`` (seat, ron only), ``dealer`` (seat,
-        default: the table's dealer — E for the first hand, then by renchan, see ``next_dealer``), ``seat_wind`` (optional: must agree with winner and dealer), ``round_wind`` (E/S/W/N),
-        ``riichi_seats`` (seats that declared riichi this hand: a stick
-        each; the winner is added when ``riichi``/``double_riichi``), ``honba`` and the declaration's tiles and
-        flags (``hand``, ``win_tile``, ``melds``, ``tsumo``, ``riichi``, ``double_riichi``, ``ippatsu``,
-        ``dora_indicators``, ``ura_dora_indicators``, ``conditions``). The seat wind is the winner's seat
-        relative to the dealer; ``riichi_sticks`` = the table's pot + this hand's declarers (a nagashi mangan paid
-        as a draw leaves the pot and adds this hand's sticks to it). Returns the hand's
-        record (result, settlement per seat in points and won, fee, entry) and the stacks."""
+        default: the table's dealer — E for the first hand, then by renchan, see ``next_dealer``), ``seat_wind``
+        (optional: must agree with winner and dealer), ``round_wind`` (E/S/W/N), ``riichi_seats`` (seats that
+        declared riichi this hand: a stick each; the winner is added when ``riichi``/``double_riichi``), ``honba``
+        and the declaration's tiles and flags (``hand``, ``win_tile``, ``melds``, ``tsumo``, ``riichi``,
+        ``double_riichi``, ``ippatsu``, ``open_riichi``, ``paarenchan``, ``dora_indicators``,
+        ``ura_dora_indicators``, ``conditions``). The seat wind is the winner's seat relative to the dealer
+        (``mj.score_hand``'s seating); ``riichi_sticks`` = the table's pot + this hand's declarers (a nagashi
+        mangan paid as a draw leaves the pot and adds this hand's sticks to it). Returns the hand's record
+        (result with its ``payment_form``, settlement per seat in points and won, fee, entry) and the stacks."""
         require_role(principal, *SCORER_ROLES)
         fp = fingerprint("POST", f"mahjong/{code}/hands", body)
 
