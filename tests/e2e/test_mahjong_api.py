@@ -363,3 +363,51 @@ def test_table_rules_dealer_rotation_and_nagashi_paid_as_a_draw(api):
     assert stacks(api, "MJ-R1") == {"E": 300_000, "S": 300_000, "W": 1_090_000, "N": 310_000}
     assert table_state(api, "MJ-R1")["riichi_pot"] == 0
     assert_balanced(api)
+
+
+# each rule option through POST /score: (declaration, rules, payments) — the same hand-computed cases as
+# tests/unit/test_mahjong.py (library examples from MahjongRepository/mahjong tests_yakuman_calculation.py)
+CHIN = "111234567888m99m"
+KANS4 = [{"type": "closed_kan", "tiles": t} for t in ("1111z", "2222z", "3333z", "4444z")]
+OPTION_CASES = [
+    ({"hand": "222m345p678s55p", "win_tile": "6s", "melds": [{"type": "chi", "tiles": "567m"}]},
+     {"has_open_tanyao": False}, None),  # kuitan off: no yaku, 422
+    ({"hand": "234m067m345p999s11p", "win_tile": "4m", "riichi": True}, {"aka_dora": True},
+     {"discarder": 2600}),  # riichi + red five: 2 han 40 fu
+    ({"hand": "111m333p555s777m22p", "win_tile": "2p"}, {"double_yakuman": False}, {"discarder": 32000}),
+    ({"hand": CHIN, "win_tile": "5m", "riichi": True, "ippatsu": True, "tsumo": True, "dora_indicators": "9m",
+      "ura_dora_indicators": "7m"}, {"kazoe_limit": 1}, {"dealer": 12000, "non_dealer": 6000}),  # 15 han → sanbaiman
+    ({"hand": "567m345p678s55p", "win_tile": "6s", "melds": [{"type": "chi", "tiles": "234m"}]},
+     {"fu_for_open_pinfu": False}, {"discarder": 700}),  # 1 han 20 fu
+    ({"hand": "234m567m345p678s99p", "win_tile": "4m", "tsumo": True}, {"fu_for_pinfu_tsumo": True},
+     {"dealer": 500, "non_dealer": 300}),  # menzen tsumo 1 han 30 fu
+    ({"hand": "22334455667788p", "win_tile": "8p"}, {"daisharin": True}, {"discarder": 32000}),
+    ({"hand": "22334455667788s", "win_tile": "8s"}, {"has_daisharin_other_suits": True}, {"discarder": 32000}),
+    ({"hand": "11223344556677z", "win_tile": "7z"}, {"has_daichisei": True}, {"discarder": 64000}),
+    ({"hand": "123444s234456m66p", "win_tile": "4s", "riichi": True, "open_riichi": True},
+     {"open_riichi": True}, {"discarder": 2600}),  # open riichi 2 han 40 fu
+    ({"hand": "123444s234456m66p", "win_tile": "4s", "riichi": True, "open_riichi": True},
+     {"open_riichi": True, "has_sashikomi_yakuman": True}, {"discarder": 32000}),
+    ({"hand": "111222777p44455s", "win_tile": "7p", "tsumo": True, "seat_wind": "E", "paarenchan": 1},
+     {"paarenchan": True}, {"each": 32000}),  # suuankou + paarenchan
+    ({"hand": "12367778p678s456m", "win_tile": "7p", "seat_wind": "E", "paarenchan": 1},
+     {"paarenchan": True, "paarenchan_needs_yaku": False}, {"discarder": 48000}),
+    ({"hand": "55z", "win_tile": "5z", "seat_wind": "E", "paarenchan": 1, "melds": KANS4},
+     {"paarenchan": True, "limit_to_sextuple_yakuman": False}, {"discarder": 336000}),  # 91 han uncapped
+    ({"hand": CHIN, "win_tile": "5m"}, {"aotenjou": True}, {"discarder": 51200}),  # 6 han 50 fu, no limit
+    ({"conditions": ["nagashi_mangan"], "honba": 1}, {"nagashi_payment": "draw"},
+     {"dealer": 4000, "non_dealer": 2000}),  # no honba: the hand stays a draw
+    ({"conditions": ["nagashi_mangan"]}, {"nagashi_mangan": False}, None),
+]
+
+
+def test_every_rule_option_through_the_score_endpoint(api):
+    for decl, rules, payments in OPTION_CASES:
+        body = {"seat_wind": "S", **decl, "rules": rules}
+        r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)
+        if payments is None:
+            assert r.status_code == 422 and r.headers["Content-Type"].startswith("application/problem+json"), r.json
+        else:
+            assert r.status_code == 200 and r.json["payments"] == payments, (rules, r.json)
+        for y in r.json.get("yaku", []):
+            assert y["ko"] and y["ja"] and y["en"] and y["ko"] != y["en"], y
