@@ -92,7 +92,8 @@ def next_dealer(repo: MahjongRepo, t: MahjongTable) -> str:
 
 def table_view(uow, t: MahjongTable) -> dict:
     seats = _repo(uow).seats(t.id)
-    return {"code": t.code, "name": t.name, "rules": t.rules, "dealer": next_dealer(_repo(uow), t),
+    return {"code": t.code, "name": t.name, "rules": mj.rules_from_dict(t.rules).to_dict(),  # every option, in force
+            "dealer": next_dealer(_repo(uow), t),
             "point_value": t.point_value, "fee_ppm": t.fee_ppm, "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in,
             "max_buy_in": t.max_buy_in, "status": t.status, "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
             "seats": [{"seat": s.seat, "player_id": s.player_id,

@@ -263,6 +263,9 @@ def test_a_hand_needs_four_seated_players_and_buy_in_range(api):
 def test_korean_demo_table_and_player_reads(api):
     r = api.as_staff("auditor", "GET", "/api/v1/mahjong/tables", key=None)
     assert {t["code"]: t["rules"]["rule_set"] for t in r.json["tables"]} == {"MJ-01": "riichi", "MJ-02": "korean"}
+    mj01 = next(t for t in r.json["tables"] if t["code"] == "MJ-01")["rules"]  # every option in force is shown
+    assert (mj01["renhou_yakuman"], mj01["nagashi_mangan"], mj01["nagashi_payment"], mj01["daisharin"]) == \
+        (False, True, "tsumo", False)
     seat_four(api, "MJ-02", buy_in=100_000)
     # no yaku needed: S rons E with a plain hand: 1 point = ₩1,000; fee 5% = ₩50 → ₩100 (rounded up to ₩100)
     r = hand(api, "MJ-02", {"number": 1, "winner": "S", "discarder": "E", "hand": BASE, "win_tile": "4m"})
