@@ -51,6 +51,8 @@ class WinFields(StrictModel):
     riichi: StrictBool = False
     double_riichi: StrictBool = False
     ippatsu: StrictBool = False
+    open_riichi: StrictBool = False
+    paarenchan: Annotated[int, Field(strict=True, ge=0, le=6)] = 0
     round_wind: SeatW = "E"
     dora_indicators: Annotated[str, Field(max_length=20)] = ""
     ura_dora_indicators: Annotated[str, Field(max_length=20)] = ""
@@ -59,7 +61,12 @@ class WinFields(StrictModel):
 
 
 class ScoreIn(WinFields):
-    seat_wind: SeatW = "E"
+    """``seat_wind``, or the seating ``winner`` + ``dealer`` it follows from; neither: tenhou → E, chiihou /
+    renhou → a non-dealer, otherwise E."""
+
+    seat_wind: SeatW | None = None
+    winner: SeatW | None = None
+    dealer: SeatW | None = None
     riichi_sticks: Counter = 0
     rules: dict[str, Any] | None = None  # {"rule_set": "riichi" | "korean", ...}; default: the casino's riichi
 
@@ -89,13 +96,15 @@ class HandIn(WinFields):
     number: Annotated[int, Field(strict=True, ge=1, le=10**9)]
     winner: SeatW
     discarder: SeatW | None = None
-    dealer: SeatW = "E"
+    dealer: SeatW | None = None  # default: the table's dealer (E, then renchan)
+    seat_wind: SeatW | None = None  # optional: must agree with winner and dealer
     riichi_seats: Annotated[list[SeatW], Field(max_length=4)] = []
 
 
 class DrawIn(StrictModel):
     number: Annotated[int, Field(strict=True, ge=1, le=10**9)]
-    dealer: SeatW = "E"
+    dealer: SeatW | None = None  # default: the table's dealer
+    dealer_tenpai: StrictBool = False  # the dealer deals again after the draw
     riichi_seats: Annotated[list[SeatW], Field(max_length=4)] = []
 
 

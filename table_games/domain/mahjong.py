@@ -17,12 +17,29 @@ Red (중); ``0m`` / ``0p`` / ``0s`` are red fives (only at a table with aka dora
 * ``hand``: the concealed tiles **including the win tile**; ``melds``: called / declared sets, each
   ``{"type": "chi" | "pon" | "kan" (open, 대명깡) | "added_kan" (소명깡) | "closed_kan" (안깡), "tiles": "234m"}``.
   Tile count: concealed tiles + 3 per meld = 14 (a kan counts as 3 here, its 4th tile is the replacement).
-* ``win_tile`` (one tile, in ``hand``), ``tsumo`` (else ron), ``riichi`` / ``double_riichi`` / ``ippatsu``,
+* ``win_tile`` (one tile, in ``hand``), ``tsumo`` (else ron), ``riichi`` / ``double_riichi`` / ``ippatsu`` /
+  ``open_riichi`` (a riichi declared face up; only where the table plays it), ``paarenchan`` (0-6: the dealer's
+  eighth consecutive win, counted as that many yakuman; only where the table counts it),
   ``seat_wind`` / ``round_wind`` (``E S W N``; the dealer is the East seat), ``dora_indicators`` /
   ``ura_dora_indicators`` (INDICATORS as on the wall; the dora is the next tile: 9 → 1 in a suit,
-  E → S → W → N → E, White → Green → Red → White), ``honba`` (300 points per honba on a ron, 100 per payer on
+  E → S → W → N → E, White → Green → Red → White; 1 + one per kan declared, at most 5; ura-dora only on a riichi
+  win, one under each dora indicator), ``honba`` (300 points per honba on a ron, 100 per payer on
   a tsumo), ``riichi_sticks`` (1,000 points each, to the winner), ``conditions`` ⊆ ``haitei houtei rinshan
   chankan tenhou chiihou renhou nagashi_mangan``.
+* **The seat wind** is, in order: the seating (``winner`` and ``dealer`` seats given to :func:`score_hand`; a
+  ``seat_wind`` that contradicts it is refused), the declaration's ``seat_wind``, the conditions (tenhou: the
+  dealer, E; chiihou / renhou: a non-dealer — scored for S, W and N and refused only if the three differ, i.e.
+  a seat-wind triplet), else E. Tenhou is the dealer's, chiihou and renhou a non-dealer's: a contradiction is
+  422 ``conditions`` (the library would pay a tenhou without a seat wind as a non-dealer's).
+
+**Payment forms** (``Score.payment_form``): ``ron`` — the discarder pays everything (4 × base, the dealer 6 ×);
+``tsumo`` — a non-dealer winner takes 2 × base from the dealer and 1 × from each other, the dealer 2 × from
+each; every limit hand (mangan to six yakuman, kazoe, renhou, tenhou, chiihou, sashikomi, paarenchan) is paid in
+the form of its win (renhou and sashikomi are always a ron, tenhou and chiihou a tsumo). Nagashi mangan (no
+win tile) follows ``rules.nagashi_payment``: ``nagashi_tsumo`` (default) — a tsumo mangan with the honba and the
+riichi sticks, as the library pays it; ``nagashi_draw`` — the same mangan but the hand stays a draw: no honba,
+and the riichi sticks stay in the table's pot (this hand's join them). Aotenjou (``rules.aotenjou``) has no
+limits and no honba or stick bonus.
 
 **The casino's rules** (seed page "Mahjong", 파라다이스 족보 list) mapped to the library's ``OptionalRules``:
 renhou counts as **mangan** (a 5-han yaku, ``renhou_as_yakuman=False``: it adds to other yaku); nagashi mangan
@@ -31,8 +48,10 @@ where the page says: suuankou tanki, kokushi 13-sided wait, pure chuuren 9-sided
 library gives these four 26 han and no other hand); suukantsu, tenhou, chiihou etc. single yakuman. Where the
 page is silent we follow the standard (WRC/Tenhou-like) rule, configurable per table: open tanyao allowed
 (the page gives tanyao no closed-hand condition, unlike the yaku it marks 비멘젠), no kiriage mangan, kazoe
-yakuman at 13+ han (``kazoe``), aka dora off (``aka_dora``). Double wind pairs/triplets: 2 han (the page's
-연풍패), the library's rule.
+yakuman at 13+ han (``kazoe``), aka dora off (``aka_dora``), and none of the local yakuman the page does not
+list (daisharin, daichisei, sashikomi, paarenchan, open riichi all off). Every other ``OptionalRules`` field is a
+table option (:class:`RiichiRules`; the library's names are accepted as aliases). Double wind pairs/triplets:
+2 han (the page's 연풍패), the library's rule.
 
 **Korean mahjong** (:class:`KoreanRules`): the page says a win needs one pair and four sets ("머리 1개와 몸통
 4개") and **no yaku**, and a win after a riichi declaration adds **2 points** ("리치 선언 후 승리하면 +2점").
@@ -45,23 +64,28 @@ won by the table like riichi points.
 
 Errors: :class:`~table_games.domain.errors.TableRuleError` (422) naming the field: ``hand`` (malformed
 notation, a red five with aka dora off, wrong tile count, a fifth copy of a tile, not a winning hand, no yaku),
-``melds[i]`` (type unknown, tiles that are not that meld), ``win_tile`` (not one tile, not in the hand),
-``seat_wind`` / ``round_wind``, ``dora_indicators`` / ``ura_dora_indicators`` (more than the kans allow),
-``riichi`` / ``double_riichi`` / ``ippatsu`` (with an open hand, ippatsu without riichi), ``conditions``
-(unknown, contradicting tsumo/ron or each other, dealer-only or non-dealer-only, nagashi mangan off or
-with tiles), ``honba`` / ``riichi_sticks`` (not an integer 0-100; Korean: not zero), ``rules`` (unknown option
-or rule set), and from :func:`seat_points` / :func:`settle_hand`: ``winner`` / ``dealer`` / ``discarder`` /
+``melds[i]`` (type unknown, tiles that are not that meld), ``win_tile`` (not one tile, not in the hand — checked
+after the shape, so an incomplete hand is always "not a winning hand"), ``seat_wind`` (contradicts the seating,
+or needed) / ``round_wind``, ``dora_indicators`` / ``ura_dora_indicators`` (more than the kans allow, ura
+without riichi), ``riichi`` / ``double_riichi`` / ``ippatsu`` (with an open hand, ippatsu without riichi),
+``open_riichi`` / ``paarenchan`` (off at the table, without riichi, not the dealer), ``conditions`` (unknown,
+contradicting tsumo/ron or each other or riichi, tenhou for a non-dealer, chiihou / renhou for the dealer,
+nagashi mangan off or with tiles), ``honba`` / ``riichi_sticks`` (not an integer 0-100; Korean: not zero),
+``rules.<option>`` (unknown option, bad value, three-player rules; ``rules.rule_set`` unknown), and from
+:func:`seat_points` / :func:`settle_hand`: ``winner`` / ``dealer`` / ``discarder`` /
 ``riichi_seats`` (not a seat, a ron without another seat's discarder, a tsumo with one).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from mahjong.constants import EAST, NORTH, SOUTH, WEST
+from mahjong.agari import Agari
 from mahjong.hand_calculating.divider import HandDivider
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, OptionalRules
+from mahjong.hand_calculating.scores import Aotenjou, ScoresCalculator
 from mahjong.meld import Meld
 
 from slotsys.domain.money import commission_ceil
@@ -73,6 +97,8 @@ CONDITIONS = ("haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou", "re
 MELD_TYPES = ("chi", "pon", "kan", "added_kan", "closed_kan")
 STICK_POINTS = 1_000  # a riichi stick
 MAX_COUNTER = 100  # honba / riichi sticks bound (far above any real table)
+MAX_INDICATORS = 5  # dora indicators: 1 + one per kan, at most 5
+MAX_PAARENCHAN = 6  # paarenchan yakuman count (the library caps a hand at six yakuman)
 
 _NOTATION = re.compile(r"^(?:[0-9]+[mps]|[1-7]+z)+$")
 _GROUP = re.compile(r"([0-9]+)([mpsz])")
@@ -134,6 +160,16 @@ YAKU_NAMES: dict[str, tuple[str, str, str, str]] = {
     "Suukantsu": ("suukantsu", "사공자", "四槓子", "Four kans"),
     "Tenhou": ("tenhou", "천화", "天和", "Blessing of heaven"),
     "Chiihou": ("chiihou", "지화", "地和", "Blessing of earth"),
+    "OpenRiichi": ("open_riichi", "오픈 리치", "オープン立直", "Open riichi"),
+    "DaburuOpenRiichi": ("double_open_riichi", "더블 오픈 리치", "ダブルオープン立直", "Double open riichi"),
+    "Sashikomi": ("sashikomi", "오픈 리치 방총", "差し込み", "Dealing into an open riichi"),
+    "Paarenchan": ("paarenchan", "팔연장", "八連荘", "Eight consecutive dealer wins"),
+    "RenhouYakuman": ("renhou_yakuman", "인화 (역만)", "人和 (役満)", "Blessing of man (yakuman)"),
+    "Daichisei": ("daichisei", "대칠성", "大七星", "Big seven stars (seven honour pairs)"),
+    # Daisharin is one library class renamed by suit (``Yaku.name``): pin, man, sou
+    "Daisharin": ("daisharin", "대차륜", "大車輪", "Big wheels (2-8 pairs in circles)"),
+    "Daisuurin": ("daisuurin", "대수린", "大数隣", "Big neighbours (2-8 pairs in characters)"),
+    "Daichikurin": ("daichikurin", "대죽림", "大竹林", "Big bamboo forest (2-8 pairs in bamboo)"),
     "Dora": ("dora", "도라", "ドラ", "Dora"),
     "AkaDora": ("aka_dora", "적도라", "赤ドラ", "Red five"),
     "UraDora": ("ura_dora", "우라도라", "裏ドラ", "Ura-dora"),
@@ -187,33 +223,73 @@ LIMITS: dict[str, tuple[str, str, str, str]] = {
 
 KAZOE = {"yakuman": HandConstants.KAZOE_LIMITED, "sanbaiman": HandConstants.KAZOE_SANBAIMAN,
          "none": HandConstants.KAZOE_NO_LIMIT}
+NAGASHI_PAYMENTS = ("tsumo", "draw")
+
+# the library's OptionalRules names accepted as aliases of our option names (stored under ours)
+RULE_ALIASES = {"has_open_tanyao": "open_tanyao", "has_aka_dora": "aka_dora", "has_double_yakuman": "double_yakuman",
+                "kazoe_limit": "kazoe", "renhou_as_yakuman": "renhou_yakuman", "has_daisharin": "daisharin",
+                "has_daisharin_other_suits": "daisharin_other_suits", "has_daichisei": "daichisei",
+                "has_sashikomi_yakuman": "sashikomi_yakuman"}
+_NOT_OFFERED = {"is_three_player": "three-player rules are not offered: a table has four seats",
+                "num_nuki_dora": "nuki dora is a three-player rule: a table has four seats"}
 
 
 # --------------------------------------------------------------------------------------------- rules
 @dataclass(frozen=True)
 class RiichiRules:
-    """The casino's riichi rules (defaults = the seed page; see the module docstring)."""
+    """The casino's riichi rules: every scoring option of the ``mahjong`` library's ``OptionalRules`` (and its
+    aotenjou scorer) plus the table switches for the situational yaku a casino may or may not play.
+
+    Defaults = the casino's rule set (seed page; see the module docstring). Option → library field:
+    ``open_tanyao`` → has_open_tanyao; ``aka_dora`` → has_aka_dora; ``double_yakuman`` → has_double_yakuman;
+    ``kazoe`` (yakuman | sanbaiman | none) → kazoe_limit; ``kiriage``; ``fu_for_open_pinfu``;
+    ``fu_for_pinfu_tsumo``; ``renhou_yakuman`` → renhou_as_yakuman; ``daisharin`` → has_daisharin;
+    ``daisharin_other_suits`` → has_daisharin_other_suits (daisuurin, daichikurin; implies daisharin);
+    ``daichisei`` → has_daichisei; ``sashikomi_yakuman`` → has_sashikomi_yakuman (needs open riichi);
+    ``limit_to_sextuple_yakuman``; ``paarenchan_needs_yaku``; ``aotenjou`` → the ``Aotenjou`` scorer (no limits,
+    no honba or riichi-stick bonus). Table switches (no library field): ``nagashi_mangan`` (the draw is scored),
+    ``nagashi_payment`` (``tsumo``: a tsumo mangan with the honba and the riichi sticks on the table, as the
+    library pays it; ``draw``: the same mangan but the hand stays a draw — no honba paid, the riichi sticks stay
+    in the pot), ``open_riichi`` (open riichi is played), ``paarenchan`` (the dealer's eighth consecutive win
+    is counted). Three-player rules (``is_three_player``, nuki dora) are not offered: tables have four seats."""
 
     open_tanyao: bool = True
     aka_dora: bool = False
     double_yakuman: bool = True  # page: suuankou tanki, kokushi 13-wait, chuuren 9-wait, daisuushii
     kazoe: str = "yakuman"  # 13+ han without a yakuman: yakuman | sanbaiman | none (no cap)
     kiriage: bool = False
+    fu_for_open_pinfu: bool = True  # an open pinfu-shape ron is 30 fu (else 1 han 20 fu is possible)
+    fu_for_pinfu_tsumo: bool = False  # pinfu tsumo is 20 fu (True: +2 tsumo fu)
     renhou_yakuman: bool = False  # page: 인화 = mangan
+    daisharin: bool = False
+    daisharin_other_suits: bool = False
+    daichisei: bool = False
+    sashikomi_yakuman: bool = False
+    limit_to_sextuple_yakuman: bool = True
+    paarenchan_needs_yaku: bool = True
     nagashi_mangan: bool = True  # page: 유국만관 on
+    nagashi_payment: str = "tsumo"
+    open_riichi: bool = False
+    paarenchan: bool = False
+    aotenjou: bool = False
 
     rule_set = "riichi"
 
     def options(self) -> OptionalRules:
         return OptionalRules(has_open_tanyao=self.open_tanyao, has_aka_dora=self.aka_dora,
                              has_double_yakuman=self.double_yakuman, kazoe_limit=KAZOE[self.kazoe],
-                             kiriage=self.kiriage, renhou_as_yakuman=self.renhou_yakuman,
-                             fu_for_open_pinfu=True, fu_for_pinfu_tsumo=False)
+                             kiriage=self.kiriage, fu_for_open_pinfu=self.fu_for_open_pinfu,
+                             fu_for_pinfu_tsumo=self.fu_for_pinfu_tsumo, renhou_as_yakuman=self.renhou_yakuman,
+                             has_daisharin=self.daisharin, has_daisharin_other_suits=self.daisharin_other_suits,
+                             has_daichisei=self.daichisei, has_sashikomi_yakuman=self.sashikomi_yakuman,
+                             limit_to_sextuple_yakuman=self.limit_to_sextuple_yakuman,
+                             paarenchan_needs_yaku=self.paarenchan_needs_yaku)
+
+    def scorer(self) -> type[ScoresCalculator]:
+        return Aotenjou if self.aotenjou else ScoresCalculator
 
     def to_dict(self) -> dict:
-        return {"rule_set": "riichi", "open_tanyao": self.open_tanyao, "aka_dora": self.aka_dora,
-                "double_yakuman": self.double_yakuman, "kazoe": self.kazoe, "kiriage": self.kiriage,
-                "renhou_yakuman": self.renhou_yakuman, "nagashi_mangan": self.nagashi_mangan}
+        return {"rule_set": "riichi", **{f.name: getattr(self, f.name) for f in fields(self)}}
 
 
 @dataclass(frozen=True)
@@ -232,37 +308,62 @@ class KoreanRules:
                 "dora_points": self.dora_points, "aka_dora": self.aka_dora}
 
 
+def _riichi_rules(d: dict) -> RiichiRules:
+    for alias, name in RULE_ALIASES.items():
+        if alias in d:
+            if name in d:
+                raise TableRuleError(f"rules.{alias}", f"{alias} and {name} are the same option: send one")
+            d[name] = d.pop(alias)
+    if "kazoe" in d and type(d["kazoe"]) is int and d["kazoe"] in KAZOE.values():
+        d["kazoe"] = next(k for k, v in KAZOE.items() if v == d["kazoe"])  # the library's 0 / 1 / 2
+    for f in fields(RiichiRules):
+        if f.name not in d:
+            continue
+        v = d[f.name]
+        if f.name == "kazoe":
+            if not isinstance(v, str) or v not in KAZOE:
+                raise TableRuleError("rules.kazoe", f"kazoe is one of {', '.join(KAZOE)} (or the library's 0, 1, 2)")
+        elif f.name == "nagashi_payment":
+            if not isinstance(v, str) or v not in NAGASHI_PAYMENTS:
+                raise TableRuleError("rules.nagashi_payment", "nagashi_payment is tsumo or draw")
+        elif not isinstance(v, bool):
+            raise TableRuleError(f"rules.{f.name}", f"{f.name} is true or false")
+    if d.get("daisharin_other_suits"):
+        if d.get("daisharin") is False:
+            raise TableRuleError("rules.daisharin_other_suits", "daisharin_other_suits needs daisharin on")
+        d["daisharin"] = True
+    if d.get("sashikomi_yakuman") and not d.get("open_riichi"):
+        raise TableRuleError("rules.sashikomi_yakuman", "sashikomi yakuman needs open riichi on (open_riichi)")
+    return RiichiRules(**d)
+
+
 def rules_from_dict(d: dict | None) -> RiichiRules | KoreanRules:
-    """``{"rule_set": "riichi" | "korean", ...options}`` → rules (422 field ``rules`` on anything else)."""
+    """``{"rule_set": "riichi" | "korean", ...options}`` → rules. 422 naming ``rules.<option>`` for an unknown
+    option or a bad value (``rules`` for an unknown rule set); the library's option names are accepted too."""
+    if d is not None and not isinstance(d, dict):
+        raise TableRuleError("rules", "rules is an object: {\"rule_set\": \"riichi\" | \"korean\", ...options}")
     d = dict(d or {})
     kind = d.pop("rule_set", "riichi")
-    cls = {"riichi": RiichiRules, "korean": KoreanRules}.get(kind)
-    if cls is not None:
-        unknown = sorted(set(d) - {f.name for f in fields(cls)})
-        if unknown:
-            raise TableRuleError("rules", f"unknown {kind} rule option(s): {', '.join(map(str, unknown))} "
-                                          f"(known: {', '.join(f.name for f in fields(cls))})")
-    try:
-        if kind == "riichi":
-            r = RiichiRules(**d)
-            if r.kazoe not in KAZOE:
-                raise ValueError(f"kazoe must be one of {', '.join(KAZOE)}")
-            bools = (r.open_tanyao, r.aka_dora, r.double_yakuman, r.kiriage, r.renhou_yakuman, r.nagashi_mangan)
-            if not all(isinstance(b, bool) for b in bools):
-                raise ValueError("the riichi options are true/false")
-            return r
-        if kind == "korean":
-            k = KoreanRules(**d)
-            pts = (k.win_points, k.riichi_points, k.dora_points)
-            if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 1_000 for p in pts) \
-                    or k.win_points < 1 or not isinstance(k.aka_dora, bool):
-                raise ValueError("points are integers 0-1000 (win_points at least 1)")
-            return k
-    except TypeError as e:
-        raise TableRuleError("rules", f"unknown rule option: {e}") from None
-    except ValueError as e:
-        raise TableRuleError("rules", str(e)) from None
-    raise TableRuleError("rules", "rule_set must be riichi or korean")
+    cls = {"riichi": RiichiRules, "korean": KoreanRules}.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise TableRuleError("rules.rule_set", "rule_set must be riichi or korean")
+    known = {f.name for f in fields(cls)} | (set(RULE_ALIASES) if cls is RiichiRules else set())
+    for name in sorted(map(str, d)):
+        if name in _NOT_OFFERED:
+            raise TableRuleError(f"rules.{name}", _NOT_OFFERED[name])
+        if name not in known:
+            raise TableRuleError(f"rules.{name}", f"unknown {kind} rule option {name!r} "
+                                                  f"(known: {', '.join(f.name for f in fields(cls))})")
+    if cls is RiichiRules:
+        return _riichi_rules(d)
+    k = KoreanRules(**d)
+    for name in ("win_points", "riichi_points", "dora_points"):
+        v = getattr(k, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not (1 if name == "win_points" else 0) <= v <= 1_000:
+            raise TableRuleError(f"rules.{name}", "points are integers 0-1000 (win_points at least 1)")
+    if not isinstance(k.aka_dora, bool):
+        raise TableRuleError("rules.aka_dora", "aka_dora is true or false")
+    return k
 
 
 # --------------------------------------------------------------------------------------------- tiles
@@ -345,12 +446,14 @@ class Declaration:
     riichi: bool = False
     double_riichi: bool = False
     ippatsu: bool = False
-    seat_wind: str = "E"
+    open_riichi: bool = False
+    seat_wind: str | None = None  # None: from the seating (winner, dealer), else from the conditions, else E
     round_wind: str = "E"
     dora_indicators: str = ""
     ura_dora_indicators: str = ""
     honba: int = 0
     riichi_sticks: int = 0
+    paarenchan: int = 0
     conditions: tuple[str, ...] = ()
 
     @classmethod
@@ -371,7 +474,8 @@ class Declaration:
         return {"hand": self.hand, "win_tile": self.win_tile,
                 "melds": [{"type": m.type, "tiles": m.tiles} for m in self.melds], "tsumo": self.tsumo,
                 "riichi": self.riichi, "double_riichi": self.double_riichi, "ippatsu": self.ippatsu,
-                "seat_wind": self.seat_wind, "round_wind": self.round_wind, "dora_indicators": self.dora_indicators,
+                "open_riichi": self.open_riichi, "paarenchan": self.paarenchan, "seat_wind": self.seat_wind,
+                "round_wind": self.round_wind, "dora_indicators": self.dora_indicators,
                 "ura_dora_indicators": self.ura_dora_indicators, "honba": self.honba,
                 "riichi_sticks": self.riichi_sticks, "conditions": list(self.conditions)}
 
@@ -409,11 +513,16 @@ def _meld_ok(kind: str, tiles: list[Tile]) -> str | None:
 
 
 def _parse(d: Declaration, aka: bool, *, need_tiles: bool = True) -> _Parsed | None:
-    for name in ("tsumo", "riichi", "double_riichi", "ippatsu"):
+    for name in ("tsumo", "riichi", "double_riichi", "ippatsu", "open_riichi"):
         _check_flag(name, getattr(d, name))
     for name in ("honba", "riichi_sticks"):
         _check_counter(name, getattr(d, name))
+    p = d.paarenchan
+    if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_PAARENCHAN:
+        raise TableRuleError("paarenchan", f"paarenchan is an integer from 0 to {MAX_PAARENCHAN} (yakuman counted)")
     for name in ("seat_wind", "round_wind"):
+        if name == "seat_wind" and d.seat_wind is None:
+            continue
         if getattr(d, name) not in WIND_TILE:
             raise TableRuleError(name, f"{name} is one of E, S, W, N")
     for c in d.conditions:
@@ -440,23 +549,11 @@ def _parse(d: Declaration, aka: bool, *, need_tiles: bool = True) -> _Parsed | N
         kans = sum(t != "chi" and t != "pon" for t, _ in melds)
         raise TableRuleError("hand", f"a winning hand has 14 tiles (13 + the win tile) counting each meld as 3: "
                                      f"{len(concealed)} concealed + {len(melds)} meld(s) ({kans} kan) = {n}")
-    win = parse_tiles(d.win_tile, "win_tile", aka=aka)
-    if len(win) != 1:
-        raise TableRuleError("win_tile", "win_tile is exactly one tile, e.g. 5p")
-    if win[0] not in concealed:
-        raise TableRuleError("win_tile", f"the win tile {win[0]} is not in the concealed hand {tiles_str(concealed)}")
-    dora = parse_tiles(d.dora_indicators, "dora_indicators", aka=aka)
-    ura = parse_tiles(d.ura_dora_indicators, "ura_dora_indicators", aka=aka)
-    kans = sum(t in ("kan", "added_kan", "closed_kan") for t, _ in melds)
-    if len(dora) > 1 + kans:
-        raise TableRuleError("dora_indicators", f"{len(dora)} dora indicators with {kans} kan: at most {1 + kans}")
-    if len(ura) > max(1, len(dora)):
-        raise TableRuleError("ura_dora_indicators", "at most one ura-dora indicator per dora indicator")
     # physical copies: at most 4 of a tile (1 red five) across the hand, the melds and the indicators
     counts: dict[int, int] = {}
     reds: dict[int, int] = {}
-    for fld, ts in [("hand", concealed)] + [(f"melds[{i}]", ts) for i, (_, ts) in enumerate(melds)] + \
-                   [("dora_indicators", dora), ("ura_dora_indicators", ura)]:
+
+    def count(fld: str, ts: list[Tile]) -> None:
         for t in ts:
             counts[t.kind] = counts.get(t.kind, 0) + 1
             if t.red:
@@ -466,7 +563,42 @@ def _parse(d: Declaration, aka: bool, *, need_tiles: bool = True) -> _Parsed | N
                                           "(counting the hand, the melds and the indicators)")
             if reds.get(t.kind, 0) > 1:
                 raise TableRuleError(fld, f"two red fives {t}: a set has one")
+
+    count("hand", concealed)
+    for i, (_, ts) in enumerate(melds):
+        count(f"melds[{i}]", ts)
+    # the shape before the win tile: a hand that is not complete is refused as such, whatever its win tile
+    if not Agari.is_agari(_counts34(concealed)):
+        raise TableRuleError("hand", f"not a winning hand: {tiles_str(concealed)}"
+                                     f"{' with ' + str(len(melds)) + ' meld(s)' if melds else ''} is not four sets "
+                                     "and a pair, seven pairs or thirteen orphans")
+    dora = parse_tiles(d.dora_indicators, "dora_indicators", aka=aka)
+    ura = parse_tiles(d.ura_dora_indicators, "ura_dora_indicators", aka=aka)
+    kans = sum(t in ("kan", "added_kan", "closed_kan") for t, _ in melds)
+    most = min(1 + kans, MAX_INDICATORS)
+    if len(dora) > most:
+        raise TableRuleError("dora_indicators", f"{len(dora)} dora indicators with {kans} kan(s) declared: at most "
+                                                f"{most} (1 + one per kan, up to {MAX_INDICATORS})")
+    if ura and not (d.riichi or d.double_riichi):
+        raise TableRuleError("ura_dora_indicators", "ura-dora are turned over only for a riichi (or double riichi) win")
+    if len(ura) > (len(dora) if dora else most):
+        raise TableRuleError("ura_dora_indicators", f"{len(ura)} ura-dora indicators: one under each dora indicator "
+                                                    f"(at most {len(dora) if dora else most} here)")
+    count("dora_indicators", dora)
+    count("ura_dora_indicators", ura)
+    win = parse_tiles(d.win_tile, "win_tile", aka=aka)
+    if len(win) != 1:
+        raise TableRuleError("win_tile", "win_tile is exactly one tile, e.g. 5p")
+    if win[0] not in concealed:
+        raise TableRuleError("win_tile", f"the win tile {win[0]} is not in the concealed hand {tiles_str(concealed)}")
     return _Parsed(concealed, melds, win[0], dora, ura)
+
+
+def _counts34(tiles: list[Tile]) -> list[int]:
+    out = [0] * 34
+    for t in tiles:
+        out[t.kind] += 1
+    return out
 
 
 class _Ids:
@@ -511,20 +643,27 @@ class Score:
     points: int | None = None  # Korean: the hand's points
     yakuman: int = 0
     declaration: dict = field(default_factory=dict)
+    payment_form: str = "ron"  # ron | tsumo | nagashi_tsumo | nagashi_draw (see PAYMENT_FORMS)
 
     def to_dict(self) -> dict:
         out = {"rule_set": self.rule_set, "han": self.han, "fu": self.fu, "limit": self.limit, "yaku": self.yaku,
                "fu_details": self.fu_details, "dora": self.dora, "ura_dora": self.ura_dora, "tsumo": self.tsumo,
                "dealer": self.dealer, "payments": self.payments, "honba_points": self.honba_points,
-               "riichi_stick_points": self.sticks, "total": self.total, "yakuman": self.yakuman}
+               "riichi_stick_points": self.sticks, "total": self.total, "yakuman": self.yakuman,
+               "payment_form": self.payment_form, "seat_wind": self.declaration.get("seat_wind")}
         if self.points is not None:
             out["points"] = self.points
         return out
 
 
-def _yaku_view(y, is_open: bool) -> dict:
+def yaku_names(y) -> tuple[str, str, str, str]:
+    """(key, Korean, Japanese, English) of a library yaku instance; Daisharin is looked up by its suit name."""
     cls = type(y).__name__
-    key, ko, ja, en = YAKU_NAMES.get(cls, (cls.lower(), y.name, y.name, y.name))
+    return YAKU_NAMES.get(y.name if cls == "Daisharin" else cls, (cls.lower(), y.name, y.name, y.name))
+
+
+def _yaku_view(y, is_open: bool) -> dict:
+    key, ko, ja, en = yaku_names(y)
     han = y.han_open if (is_open and y.han_open) else y.han_closed
     return {"key": key, "ko": ko, "ja": ja, "en": en, "han": han, "yakuman": bool(y.is_yakuman)}
 
@@ -543,16 +682,19 @@ _LIB_TEXT = {
 }
 
 
-def _check_conditions(d: Declaration, dealer: bool, is_open: bool) -> None:
+def _check_conditions(d: Declaration, rules: RiichiRules, dealer: bool, is_open: bool) -> None:
     c = set(d.conditions)
-    rules = [("haitei", d.tsumo, "haitei is a tsumo on the last tile"),
-             ("rinshan", d.tsumo, "rinshan is a tsumo on a kan's replacement tile"),
-             ("houtei", not d.tsumo, "houtei is a ron on the last discard"),
-             ("chankan", not d.tsumo, "chankan is a ron on a tile added to a kan"),
-             ("tenhou", d.tsumo and dealer, "tenhou is the dealer's tsumo on the first draw (seat_wind E)"),
-             ("chiihou", d.tsumo and not dealer, "chiihou is a non-dealer's tsumo on the first draw"),
-             ("renhou", not d.tsumo and not dealer, "renhou is a non-dealer's ron before their first draw")]
-    for name, ok, why in rules:
+    checks = [("haitei", d.tsumo, "haitei is a tsumo on the last tile"),
+              ("rinshan", d.tsumo, "rinshan is a tsumo on a kan's replacement tile"),
+              ("houtei", not d.tsumo, "houtei is a ron on the last discard"),
+              ("chankan", not d.tsumo, "chankan is a ron on a tile added to a kan"),
+              ("tenhou", d.tsumo, "tenhou is the dealer's tsumo on the first draw"),
+              ("tenhou", dealer, "tenhou is the dealer's (East's) win: this winner is not the dealer"),
+              ("chiihou", d.tsumo, "chiihou is a non-dealer's tsumo on the first draw"),
+              ("chiihou", not dealer, "chiihou is a non-dealer's win: the dealer's first-draw win is tenhou"),
+              ("renhou", not d.tsumo, "renhou is a non-dealer's ron before their first draw"),
+              ("renhou", not dealer, "renhou is a non-dealer's win: this winner is the dealer")]
+    for name, ok, why in checks:
         if name in c and not ok:
             raise TableRuleError("conditions", why)
     if {"haitei", "rinshan"} <= c or {"houtei", "chankan"} <= c:
@@ -562,12 +704,25 @@ def _check_conditions(d: Declaration, dealer: bool, is_open: bool) -> None:
             raise TableRuleError("conditions", "tenhou, chiihou and renhou exclude each other")
         if d.melds:
             raise TableRuleError("conditions", "tenhou, chiihou and renhou need a hand without melds")
+        if d.riichi or d.double_riichi:
+            raise TableRuleError("conditions", "tenhou, chiihou and renhou come before the winner's first discard: "
+                                               "no riichi can have been declared")
     if d.double_riichi and d.riichi:
         raise TableRuleError("double_riichi", "send riichi or double_riichi, not both")
     if d.ippatsu and not (d.riichi or d.double_riichi):
         raise TableRuleError("ippatsu", "ippatsu needs riichi or double riichi")
     if (d.riichi or d.double_riichi) and is_open:
         raise TableRuleError("riichi" if d.riichi else "double_riichi", "riichi needs a closed hand (closed kans allowed)")
+    if d.open_riichi:
+        if not rules.open_riichi:
+            raise TableRuleError("open_riichi", "open riichi is not played at this table (rules.open_riichi)")
+        if not (d.riichi or d.double_riichi):
+            raise TableRuleError("open_riichi", "open_riichi is a riichi (or double riichi) declared face up")
+    if d.paarenchan:
+        if not rules.paarenchan:
+            raise TableRuleError("paarenchan", "paarenchan is not counted at this table (rules.paarenchan)")
+        if not dealer:
+            raise TableRuleError("paarenchan", "paarenchan is the dealer's eighth consecutive win: not the dealer")
 
 
 def _payments(cost: dict, tsumo: bool, dealer: bool) -> dict[str, int]:
@@ -578,33 +733,67 @@ def _payments(cost: dict, tsumo: bool, dealer: bool) -> dict[str, int]:
     return {"dealer": cost["main"] + cost["main_bonus"], "non_dealer": cost["additional"] + cost["additional_bonus"]}
 
 
-def score_hand(d: Declaration | dict, rules: RiichiRules | KoreanRules | None = None) -> Score:
-    """Score a declared win under the table's rules (riichi by default). Raises TableRuleError (see module)."""
+def score_hand(d: Declaration | dict, rules: RiichiRules | KoreanRules | None = None, *, winner: str | None = None,
+               dealer: str | None = None) -> Score:
+    """Score a declared win under the table's rules (riichi by default). ``winner`` / ``dealer`` (seats E S W N,
+    both or neither): the table's seating, from which the winner's seat wind follows (a ``seat_wind`` that
+    contradicts it is refused). Raises TableRuleError (see module)."""
     rules = rules or RiichiRules()
     if isinstance(d, dict):
         d = Declaration.from_dict(d)
+    seating = None
+    if winner is not None or dealer is not None:
+        for name, s in (("winner", winner), ("dealer", dealer)):
+            if s not in SEATS:
+                raise TableRuleError(name, f"{name} is a seat: E, S, W or N (send winner and dealer together)")
+        seating = seat_wind(winner, dealer)  # type: ignore[arg-type]
+    if d.seat_wind is not None and seating is not None and d.seat_wind != seating:
+        raise TableRuleError("seat_wind", f"seat_wind {d.seat_wind} contradicts the seating: {winner} with {dealer} "
+                                          f"dealing sits {seating}")
+    if seating is not None:
+        d = replace(d, seat_wind=seating)
     if isinstance(rules, KoreanRules):
         return _score_korean(d, rules)
     return _score_riichi(d, rules)
 
 
 def _score_riichi(d: Declaration, rules: RiichiRules) -> Score:
+    """The seat wind when neither the request nor the seating gives it: tenhou and paarenchan are the dealer's
+    (E); chiihou and renhou a non-dealer's — scored for S, W and N, and refused (``seat_wind``) only when the
+    three differ (a seat-wind triplet); anything else: E (the documented default)."""
+    if d.seat_wind is not None:
+        return _score_seat(d, rules)
+    c = set(d.conditions)
+    if not c & {"chiihou", "renhou"} or c & {"tenhou"}:
+        return _score_seat(replace(d, seat_wind="E"), rules)
+    scores = [_score_seat(replace(d, seat_wind=w), rules) for w in ("S", "W", "N")]
+    if len({(s.han, s.fu, tuple(sorted(s.payments.items()))) for s in scores}) > 1:
+        raise TableRuleError("seat_wind", "the score depends on the winner's seat wind (a wind triplet): send "
+                                          "seat_wind, or winner and dealer")
+    return replace(scores[0], declaration={**scores[0].declaration, "seat_wind": None})
+
+
+def _score_seat(d: Declaration, rules: RiichiRules) -> Score:
+    assert d.seat_wind is not None
     dealer = d.seat_wind == "E"
     nagashi = "nagashi_mangan" in d.conditions
     p = _parse(d, rules.aka_dora, need_tiles=not nagashi)
     if nagashi:
         if not rules.nagashi_mangan:
             raise TableRuleError("conditions", "nagashi mangan is off at this table")
-        if len(d.conditions) > 1 or d.riichi or d.double_riichi or d.ippatsu or d.hand or d.melds:
+        if len(d.conditions) > 1 or d.riichi or d.double_riichi or d.ippatsu or d.open_riichi or d.paarenchan \
+                or d.hand or d.melds or d.win_tile or d.dora_indicators or d.ura_dora_indicators:
             raise TableRuleError("conditions", "nagashi mangan is a draw: no tiles, riichi or other conditions")
-        d = Declaration(**{**d.__dict__, "tsumo": True})  # paid as a tsumo mangan
+        d = replace(d, tsumo=True)  # paid as a tsumo mangan
+        as_draw = rules.nagashi_payment == "draw"
         cfg = HandConfig(is_tsumo=True, is_nagashi_mangan=True, player_wind=WIND_TILE[d.seat_wind],
-                         round_wind=WIND_TILE[d.round_wind], tsumi_number=d.honba, kyoutaku_number=d.riichi_sticks,
-                         options=rules.options())
-        r = HandCalculator.estimate_hand_value([], 0, config=cfg)
-        return _score_from(r, d, dealer, False, [], [])
+                         round_wind=WIND_TILE[d.round_wind], tsumi_number=0 if as_draw else d.honba,
+                         kyoutaku_number=0 if as_draw else d.riichi_sticks, options=rules.options())
+        r = HandCalculator.estimate_hand_value([], 0, config=cfg)  # a mangan whatever the scorer (aotenjou too)
+        return _score_from(r, d, dealer, False, [], [], form="nagashi_draw" if as_draw else "nagashi_tsumo")
+    assert p is not None
     is_open = any(t != "closed_kan" for t, _ in p.melds)
-    _check_conditions(d, dealer, is_open)
+    _check_conditions(d, rules, dealer, is_open)
     ids = _Ids()
     melds, tiles = [], []
     for kind, ts in p.melds:
@@ -617,21 +806,24 @@ def _score_riichi(d: Declaration, rules: RiichiRules) -> Score:
     win_id = next(i for i, t in zip(cids, p.concealed) if t == p.win)
     c = set(d.conditions)
     cfg = HandConfig(is_tsumo=d.tsumo, is_riichi=d.riichi, is_daburu_riichi=d.double_riichi, is_ippatsu=d.ippatsu,
-                     is_rinshan="rinshan" in c, is_chankan="chankan" in c, is_haitei="haitei" in c,
-                     is_houtei="houtei" in c, is_tenhou="tenhou" in c, is_chiihou="chiihou" in c,
-                     is_renhou="renhou" in c, player_wind=WIND_TILE[d.seat_wind], round_wind=WIND_TILE[d.round_wind],
-                     tsumi_number=d.honba, kyoutaku_number=d.riichi_sticks, options=rules.options())
+                     is_open_riichi=d.open_riichi, is_rinshan="rinshan" in c, is_chankan="chankan" in c,
+                     is_haitei="haitei" in c, is_houtei="houtei" in c, is_tenhou="tenhou" in c,
+                     is_chiihou="chiihou" in c, is_renhou="renhou" in c, player_wind=WIND_TILE[d.seat_wind],
+                     round_wind=WIND_TILE[d.round_wind], tsumi_number=d.honba, kyoutaku_number=d.riichi_sticks,
+                     paarenchan=d.paarenchan, options=rules.options())
     dora_ids = [ids.take(t) for t in p.dora]
     ura_ids = [ids.take(t) for t in p.ura]
     r = HandCalculator.estimate_hand_value(tiles, win_id, melds=melds, dora_indicators=dora_ids, config=cfg,
-                                           ura_dora_indicators=ura_ids)
+                                           ura_dora_indicators=ura_ids, scores_calculator_factory=rules.scorer())
     if r.error:
         raise TableRuleError(_LIB_FIELD.get(r.error, "conditions"), _LIB_TEXT.get(r.error, r.error.replace("_", " ")))
     return _score_from(r, d, dealer, is_open, [tile_name(dora_of(t.kind)) for t in p.dora],
-                       [tile_name(dora_of(t.kind)) for t in p.ura] if (d.riichi or d.double_riichi) else [])
+                       [tile_name(dora_of(t.kind)) for t in p.ura] if (d.riichi or d.double_riichi) else [],
+                       form="tsumo" if d.tsumo else "ron")
 
 
-def _score_from(r, d: Declaration, dealer: bool, is_open: bool, dora: list[str], ura: list[str]) -> Score:
+def _score_from(r, d: Declaration, dealer: bool, is_open: bool, dora: list[str], ura: list[str], *,
+                form: str) -> Score:
     cost = r.cost
     yaku = [_yaku_view(y, is_open) for y in r.yaku]
     lim = LIMITS.get(cost.get("yaku_level") or "")
@@ -644,7 +836,8 @@ def _score_from(r, d: Declaration, dealer: bool, is_open: bool, dora: list[str],
                  limit={"key": lim[0], "ko": lim[1], "ja": lim[2], "en": lim[3]} if lim else None,
                  yaku=yaku, fu_details=[{"fu": f["fu"], "reason": f["reason"]} for f in (r.fu_details or [])],
                  dora=dora, ura_dora=ura, tsumo=d.tsumo, dealer=dealer, payments=pays, honba_points=honba_pts,
-                 sticks=cost["kyoutaku_bonus"], total=cost["total"], yakuman=yakuman, declaration=d.to_dict())
+                 sticks=cost["kyoutaku_bonus"], total=cost["total"], yakuman=yakuman, declaration=d.to_dict(),
+                 payment_form=form)
 
 
 def _score_korean(d: Declaration, rules: KoreanRules) -> Score:
@@ -653,7 +846,9 @@ def _score_korean(d: Declaration, rules: KoreanRules) -> Score:
     for name, why in (("conditions", "the Korean rule set has no special conditions"),
                       ("honba", "the Korean rule set has no honba"),
                       ("riichi_sticks", "the Korean rule set has no riichi sticks (riichi adds points instead)"),
-                      ("ippatsu", "the Korean rule set has no ippatsu")):
+                      ("ippatsu", "the Korean rule set has no ippatsu"),
+                      ("open_riichi", "the Korean rule set has no open riichi"),
+                      ("paarenchan", "the Korean rule set has no paarenchan")):
         if getattr(d, name):
             raise TableRuleError(name, why)
     is_open = any(t != "closed_kan" for t, _ in p.melds)
@@ -686,13 +881,22 @@ def _score_korean(d: Declaration, rules: KoreanRules) -> Score:
     pays = {"each": pts} if d.tsumo else {"discarder": pts}
     return Score(rule_set="korean", han=None, fu=None, limit=None, yaku=items, fu_details=[],
                  dora=[tile_name(k) for k in dora_kinds], ura_dora=[], tsumo=d.tsumo, dealer=dealer, payments=pays,
-                 honba_points=0, sticks=0, total=pts * 3 if d.tsumo else pts, points=pts, declaration=d.to_dict())
+                 honba_points=0, sticks=0, total=pts * 3 if d.tsumo else pts, points=pts, declaration=d.to_dict(),
+                 payment_form="tsumo" if d.tsumo else "ron")
 
 
 # --------------------------------------------------------------------------------------------- seats
 def seat_wind(seat: str, dealer_seat: str) -> str:
     """The seat wind of a table seat when ``dealer_seat`` deals (the dealer is East, then counter-clockwise)."""
     return SEATS[(SEATS.index(seat) - SEATS.index(dealer_seat)) % 4]
+
+
+def next_dealer(kind: str, dealer: str, winner: str | None, dealer_tenpai: bool = False) -> str:
+    """The dealer of the next hand (renchan, the standard rule): the dealer deals again after winning
+    (``kind == "win"`` and ``winner == dealer``) or after a drawn hand in which the dealer was tenpai; otherwise
+    the deal passes to the next seat counter-clockwise (E → S → W → N → E)."""
+    stays = winner == dealer if kind == "win" else dealer_tenpai
+    return dealer if stays else SEATS[(SEATS.index(dealer) + 1) % 4]
 
 
 def seat_points(score: Score, winner: str, dealer_seat: str, discarder: str | None) -> dict[str, int]:
@@ -724,8 +928,9 @@ def seat_points(score: Score, winner: str, dealer_seat: str, discarder: str | No
 class HandSettlement:
     """A scored hand in points and won per seat. ``points``/``won``: every seat's change (payments, honba, riichi
     sticks; losers negative); ``won`` of the winner is net of ``fee``. ``take`` = won the other players pay for
-    the hand (honba included, sticks not): the fee's base. ``pot_won`` = the carried sticks taken from the pot.
-    Balance: sum(won) + fee = pot_won."""
+    the hand (honba included, sticks not): the fee's base. ``pot_won`` = the carried sticks taken from the pot;
+    ``to_pot_won`` = this hand's sticks put into the pot instead (a nagashi mangan paid as a draw, when the
+    sticks stay on the table). Balance: sum(won) + fee = pot_won - to_pot_won."""
 
     points: dict[str, int]
     won: dict[str, int]
@@ -734,18 +939,23 @@ class HandSettlement:
     sticks_paid: dict[str, int]
     pot_sticks: int
     pot_won: int
+    sticks_to_pot: int = 0
+    to_pot_won: int = 0
 
     def to_dict(self) -> dict:
         return {"points": self.points, "won": self.won, "take": self.take, "fee": self.fee,
-                "sticks_paid": self.sticks_paid, "pot_sticks": self.pot_sticks, "pot_won": self.pot_won}
+                "sticks_paid": self.sticks_paid, "pot_sticks": self.pot_sticks, "pot_won": self.pot_won,
+                "sticks_to_pot": self.sticks_to_pot, "to_pot_won": self.to_pot_won}
 
 
 def settle_hand(score: Score, *, winner: str, dealer: str, discarder: str | None, riichi_seats: tuple[str, ...] = (),
                 pot_sticks: int = 0, point_value: int, fee_ppm: int = 0, fee_unit: int = 100) -> HandSettlement:
     """Points → won for a table: each point is ``point_value`` won; every seat in ``riichi_seats`` puts a
     1,000-point stick in; the winner takes this hand's sticks and the ``pot_sticks`` carried from drawn hands
-    (both already counted in ``score.sticks`` when scored with ``riichi_sticks = pot + declarers``). House fee =
-    ``fee_ppm`` of the winner's take, rounded UP to ``fee_unit`` (``money.commission_ceil``), never above the take."""
+    (both already counted in ``score.sticks`` when scored with ``riichi_sticks = pot + declarers``) — except a
+    nagashi mangan paid as a draw (``payment_form == "nagashi_draw"``): the pot stays and this hand's sticks
+    join it. House fee = ``fee_ppm`` of the winner's take, rounded UP to ``fee_unit``
+    (``money.commission_ceil``), never above the take."""
     pts = seat_points(score, winner, dealer, discarder)
     take_pts = pts[winner]
     for s in riichi_seats:
@@ -756,10 +966,15 @@ def settle_hand(score: Score, *, winner: str, dealer: str, discarder: str | None
     sticks = {s: STICK_POINTS for s in riichi_seats}
     for s, p in sticks.items():
         pts[s] -= p
-    pts[winner] += STICK_POINTS * (len(riichi_seats) + pot_sticks)
+    to_pot = score.payment_form == "nagashi_draw"
+    if not to_pot:
+        pts[winner] += STICK_POINTS * (len(riichi_seats) + pot_sticks)
     take = take_pts * point_value
     fee = min(take, commission_ceil(take, fee_ppm, fee_unit)) if fee_ppm else 0
     won = {s: p * point_value for s, p in pts.items()}
     won[winner] -= fee
-    return HandSettlement(points=pts, won=won, take=take, fee=fee, sticks_paid=sticks, pot_sticks=pot_sticks,
-                          pot_won=pot_sticks * STICK_POINTS * point_value)
+    into = len(riichi_seats) if to_pot else 0
+    return HandSettlement(points=pts, won=won, take=take, fee=fee, sticks_paid=sticks,
+                          pot_sticks=0 if to_pot else pot_sticks,
+                          pot_won=0 if to_pot else pot_sticks * STICK_POINTS * point_value,
+                          sticks_to_pot=into, to_pot_won=into * STICK_POINTS * point_value)

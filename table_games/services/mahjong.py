@@ -81,11 +81,21 @@ def _repo(uow) -> MahjongRepo:
     return MahjongRepo(uow.session)
 
 
+def next_dealer(repo: MahjongRepo, t: MahjongTable) -> str:
+    """The seat that deals the table's next hand: E for the first, then ``mj.next_dealer`` from the last hand."""
+    last = repo.hands(t.id, limit=1)
+    if not last:
+        return "E"
+    h = last[0]
+    return mj.next_dealer(h.kind, h.dealer, h.winner, bool((h.settlement or {}).get("dealer_tenpai")))
+
+
 def table_view(uow, t: MahjongTable) -> dict:
     seats = _repo(uow).seats(t.id)
-    return {"code": t.code, "name": t.name, "rules": t.rules, "point_value": t.point_value, "fee_ppm": t.fee_ppm,
-            "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in, "max_buy_in": t.max_buy_in, "status": t.status,
-            "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
+    return {"code": t.code, "name": t.name, "rules": mj.rules_from_dict(t.rules).to_dict(),  # every option, in force
+            "dealer": next_dealer(_repo(uow), t),
+            "point_value": t.point_value, "fee_ppm": t.fee_ppm, "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in,
+            "max_buy_in": t.max_buy_in, "status": t.status, "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
             "seats": [{"seat": s.seat, "player_id": s.player_id,
                        "stack": uow.ledger.balance(stack_account(t.code, s.player_id))} for s in seats]}
 
@@ -129,11 +139,13 @@ class MahjongService:
     # ------------------------------------------------------------------ pure scoring
     def score(self, principal: Principal, body: dict) -> dict:
         """Score a declared win without any table or money: ``body`` = a declaration (see
-        ``table_games.domain.mahjong``) + optional ``rules`` (default: the casino's riichi rules)."""
+        ``table_games.domain.mahjong``) + optional ``rules`` (default: the casino's riichi rules) + optional
+        seating ``winner`` and ``dealer`` (seats; the winner's seat wind follows from them)."""
         require_reader(principal)
-        body = dict(body)
+        body = {k: v for k, v in body.items() if v is not None}
         rules = mj.rules_from_dict(body.pop("rules", None))
-        return mj.score_hand(mj.Declaration.from_dict(body), rules).to_dict()
+        winner, dealer = body.pop("winner", None), body.pop("dealer", None)
+        return mj.score_hand(mj.Declaration.from_dict(body), rules, winner=winner, dealer=dealer).to_dict()
 
     # ------------------------------------------------------------------ tables
     def create(self, principal: Principal, data: dict) -> dict:
@@ -278,12 +290,15 @@ class MahjongService:
         """Score a won hand at a table and settle it in ONE journal entry.
 
         ``body``: ``number`` (next hand), ``winner`` (seat), ``discarder`` (seat, ron only), ``dealer`` (seat,
-        default E), ``round_wind`` (E/S/W/N), ``riichi_seats`` (seats that declared riichi this hand: a stick
-        each; the winner is added when ``riichi``/``double_riichi``), ``honba`` and the declaration's tiles and
-        flags (``hand``, ``win_tile``, ``melds``, ``tsumo``, ``riichi``, ``double_riichi``, ``ippatsu``,
-        ``dora_indicators``, ``ura_dora_indicators``, ``conditions``). The seat wind is the winner's seat
-        relative to the dealer; ``riichi_sticks`` = the table's pot + this hand's declarers. Returns the hand's
-        record (result, settlement per seat in points and won, fee, entry) and the stacks."""
+        default: the table's dealer — E for the first hand, then by renchan, see ``next_dealer``), ``seat_wind``
+        (optional: must agree with winner and dealer), ``round_wind`` (E/S/W/N), ``riichi_seats`` (seats that
+        declared riichi this hand: a stick each; the winner is added when ``riichi``/``double_riichi``), ``honba``
+        and the declaration's tiles and flags (``hand``, ``win_tile``, ``melds``, ``tsumo``, ``riichi``,
+        ``double_riichi``, ``ippatsu``, ``open_riichi``, ``paarenchan``, ``dora_indicators``,
+        ``ura_dora_indicators``, ``conditions``). The seat wind is the winner's seat relative to the dealer
+        (``mj.score_hand``'s seating); ``riichi_sticks`` = the table's pot + this hand's declarers (a nagashi
+        mangan paid as a draw leaves the pot and adds this hand's sticks to it). Returns the hand's record
+        (result with its ``payment_form``, settlement per seat in points and won, fee, entry) and the stacks."""
         require_role(principal, *SCORER_ROLES)
         fp = fingerprint("POST", f"mahjong/{code}/hands", body)
 
@@ -293,7 +308,7 @@ class MahjongService:
             seats = self._next_hand(repo, t, body.get("number"))
             by_seat = {s.seat: s for s in seats}
             rules = mj.rules_from_dict(t.rules)
-            winner, dealer = body.get("winner"), body.get("dealer", "E")
+            winner, dealer = body.get("winner"), body.get("dealer") or next_dealer(repo, t)
             discarder = body.get("discarder")
             for name, v in (("winner", winner), ("dealer", dealer)):
                 if v not in mj.SEATS:
@@ -315,37 +330,42 @@ class MahjongService:
             else:
                 pot = t.riichi_pot
                 decl["riichi_sticks"] = pot + len(set(riichi_seats))
-            decl["seat_wind"] = mj.seat_wind(winner, dealer)
-            score = mj.score_hand(mj.Declaration.from_dict(decl), rules)
+            score = mj.score_hand(mj.Declaration.from_dict(decl), rules, winner=winner, dealer=dealer)
             st = mj.settle_hand(score, winner=winner, dealer=dealer, discarder=discarder,
                                 riichi_seats=tuple(riichi_seats), pot_sticks=pot, point_value=t.point_value,
                                 fee_ppm=t.fee_ppm, fee_unit=t.fee_unit)
             self._check_cover(uow, code, by_seat, st.won)
             e = L.EntryBuilder("mahjong.hand", f"mahjong {code} hand {body['number']}: {winner} wins")
             win_acct = stack_account(code, by_seat[winner].player_id)
+            stick_won = mj.STICK_POINTS * t.point_value
             for s, delta in st.won.items():
                 if s != winner and delta < 0:
-                    e.add(debit=stack_account(code, by_seat[s].player_id), credit=win_acct, amount=-delta)
+                    into_pot = stick_won if (st.sticks_to_pot and s in st.sticks_paid) else 0
+                    acct = stack_account(code, by_seat[s].player_id)
+                    e.add(debit=acct, credit=win_acct, amount=-delta - into_pot)
+                    e.add(debit=acct, credit=pot_account(code), amount=into_pot)
             e.add(debit=pot_account(code), credit=win_acct, amount=st.pot_won)
             e.add(debit=win_acct, credit=fee_account(code), amount=st.fee)
             entry = uow.ledger.post(e.build({"mahjong": code, "hand": body["number"]})) if not e.empty else None
             settlement = {"seats": {s: {"player_id": by_seat[s].player_id, "points": st.points[s], "won": st.won[s]}
                                     for s in mj.SEATS},
                           "take": st.take, "fee": st.fee, "riichi_sticks_paid": sorted(st.sticks_paid),
-                          "pot_sticks_taken": st.pot_sticks, "point_value": t.point_value}
+                          "pot_sticks_taken": st.pot_sticks, "sticks_to_pot": st.sticks_to_pot,
+                          "point_value": t.point_value}
             h = MahjongHand(table_id=t.id, number=body["number"], kind="win", rule_set=rules.rule_set, dealer=dealer,
                             winner=winner, discarder=discarder, declaration=score.declaration, result=score.to_dict(),
                             settlement=settlement, fee=st.fee, entry_id=entry, recorded_by=principal.id)
             repo.add(h)
             t.hand_seq = body["number"]
-            t.riichi_pot = 0
+            t.riichi_pot = t.riichi_pot + st.sticks_to_pot if score.payment_form == "nagashi_draw" else 0
             return {**hand_view(t, h), "table_state": table_view(uow, t)}
 
         res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
         return res.status, res.body, res.replayed
 
     def draw(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Record an exhaustive draw: ``number``, ``dealer``, ``riichi_seats`` (each puts a 1,000-point stick into
+        """Record an exhaustive draw: ``number``, ``dealer`` (default: the table's dealer), ``dealer_tenpai`` (the
+        dealer deals again when true, else the deal passes on), ``riichi_seats`` (each puts a 1,000-point stick into
         the pot, carried to the next win). No other payment (tenpai/noten payments are not modelled; a nagashi
         mangan is scored as a hand with the ``nagashi_mangan`` condition)."""
         require_role(principal, *SCORER_ROLES)
@@ -355,7 +375,10 @@ class MahjongService:
             t = repo.get(code, for_update=True)
             seats = self._next_hand(repo, t, body.get("number"))
             by_seat = {s.seat: s for s in seats}
-            dealer = body.get("dealer", "E")
+            dealer = body.get("dealer") or next_dealer(repo, t)
+            dealer_tenpai = body.get("dealer_tenpai", False)
+            if not isinstance(dealer_tenpai, bool):
+                raise TableRuleError("dealer_tenpai", "dealer_tenpai is true or false")
             if dealer not in mj.SEATS:
                 raise TableRuleError("dealer", "dealer is a seat: E, S, W or N")
             riichi_seats = list(body.get("riichi_seats") or [])
@@ -373,7 +396,7 @@ class MahjongService:
             h = MahjongHand(table_id=t.id, number=body["number"], kind="draw", rule_set=t.rules.get("rule_set", "riichi"),
                             dealer=dealer, declaration={}, result={},
                             settlement={"seats": {s: {"player_id": by_seat[s].player_id, "won": won[s]} for s in mj.SEATS},
-                                        "riichi_sticks_paid": sorted(riichi_seats)},
+                                        "riichi_sticks_paid": sorted(riichi_seats), "dealer_tenpai": dealer_tenpai},
                             fee=0, entry_id=entry, recorded_by=principal.id)
             repo.add(h)
             t.hand_seq = body["number"]

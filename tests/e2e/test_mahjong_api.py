@@ -102,7 +102,13 @@ def test_score_endpoint_returns_han_fu_yaku_names_and_payments(api):
     ({"hand": BASE, "win_tile": "4m", "seat_wind": "X"}, "seat_wind"),  # pydantic
     ({"hand": BASE, "win_tile": "4m", "conditions": ["haitei"]}, "conditions"),  # haitei is a tsumo
     ({"hand": BASE, "win_tile": "4m", "riichi": "yes"}, "riichi"),  # true/false only, not truthy strings
-    ({"hand": BASE, "win_tile": "4m", "rules": {"foo": 1}}, "rules"),  # an unknown rule option, named
+    ({"hand": BASE, "win_tile": "4m", "rules": {"foo": 1}}, "rules.foo"),  # an unknown rule option, named
+    ({"hand": BASE, "win_tile": "4m", "riichi": True, "rules": {"kiriage": 1}}, "rules.kiriage"),  # not a bool
+    ({"hand": "234m567m345p999s12p", "win_tile": "9m"}, "hand"),  # not a winning hand, whatever the win tile
+    ({"hand": BASE, "win_tile": "4m", "tsumo": True, "conditions": ["tenhou"], "winner": "S", "dealer": "E"},
+     "conditions"),  # tenhou for a non-dealer
+    ({"hand": BASE, "win_tile": "4m", "riichi": True, "open_riichi": True}, "open_riichi"),  # not played here
+    ({"hand": BASE, "win_tile": "4m", "tsumo": True, "ura_dora_indicators": "1m"}, "ura_dora_indicators"),
 ])
 def test_score_endpoint_bad_input_is_problem_json(api, body, field):
     r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)
@@ -257,6 +263,9 @@ def test_a_hand_needs_four_seated_players_and_buy_in_range(api):
 def test_korean_demo_table_and_player_reads(api):
     r = api.as_staff("auditor", "GET", "/api/v1/mahjong/tables", key=None)
     assert {t["code"]: t["rules"]["rule_set"] for t in r.json["tables"]} == {"MJ-01": "riichi", "MJ-02": "korean"}
+    mj01 = next(t for t in r.json["tables"] if t["code"] == "MJ-01")["rules"]  # every option in force is shown
+    assert (mj01["renhou_yakuman"], mj01["nagashi_mangan"], mj01["nagashi_payment"], mj01["daisharin"]) == \
+        (False, True, "tsumo", False)
     seat_four(api, "MJ-02", buy_in=100_000)
     # no yaku needed: S rons E with a plain hand: 1 point = ₩1,000; fee 5% = ₩50 → ₩100 (rounded up to ₩100)
     r = hand(api, "MJ-02", {"number": 1, "winner": "S", "discarder": "E", "hand": BASE, "win_tile": "4m"})
@@ -288,3 +297,120 @@ def test_money_moving_posts_need_an_idempotency_key(api):
                      {"seat": "E", "player_id": p["player"], "buy_in": 100_000}, key=None)
     assert r.status_code == 422 and r.json["field"] == "Idempotency-Key"
     assert cashable(api, p["player"]) == FUND
+
+
+# ------------------------------------------------------------------ rule options, seats, payment forms
+def test_score_endpoint_rule_options_seats_and_indicators(api):
+    def score(body):
+        r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    # 4 han 30 fu (riichi, pinfu, tanyao, dora 2m): 7,700; with kiriage (the library's own name for it) 8,000
+    body = {"hand": "234m567m345p678s55p", "win_tile": "4m", "riichi": True, "dora_indicators": "1m", "seat_wind": "S"}
+    assert score(body)["payments"] == {"discarder": 7700}
+    assert score(body | {"rules": {"kiriage": True}})["payments"] == {"discarder": 8000}
+    # renhou: the casino's mangan, or yakuman by option, named in three languages
+    renhou = {"hand": "123444s234456m66p", "win_tile": "4s", "conditions": ["renhou"], "seat_wind": "S"}
+    assert score(renhou)["payments"] == {"discarder": 8000}
+    y = score(renhou | {"rules": {"renhou_as_yakuman": True}})["yaku"][0]
+    assert (y["key"], y["ko"], y["ja"], y["en"]) == ("renhou_yakuman", "인화 (역만)", "人和 (役満)",
+                                                     "Blessing of man (yakuman)")
+    # tenhou without a seat wind is the dealer's (16,000 from each); chiihou a non-dealer's; the seating decides
+    tenhou = {"hand": "123444s234456m66p", "win_tile": "4s", "tsumo": True, "conditions": ["tenhou"]}
+    assert score(tenhou)["payments"] == {"each": 16000}
+    chiihou = tenhou | {"conditions": ["chiihou"]}
+    assert score(chiihou)["payments"] == {"dealer": 16000, "non_dealer": 8000}
+    assert score(chiihou | {"winner": "N", "dealer": "W"})["seat_wind"] == "S"
+    # two kans: three dora indicators
+    kans = {"hand": "234m567m11p", "win_tile": "4m", "riichi": True, "dora_indicators": "1m2m3m", "seat_wind": "S",
+            "melds": [{"type": "closed_kan", "tiles": "9999s"}, {"type": "closed_kan", "tiles": "5555p"}]}
+    assert (score(kans)["han"], score(kans)["dora"]) == (4, ["2m", "3m", "4m"])
+    # nagashi mangan's payment form is reported
+    assert score({"conditions": ["nagashi_mangan"], "seat_wind": "W"})["payment_form"] == "nagashi_tsumo"
+
+
+def test_table_rules_dealer_rotation_and_nagashi_paid_as_a_draw(api):
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables", {"code": "MJ-R0", "rules": {"kiriag": True}}, key=None)
+    assert r.status_code == 422 and r.json["field"] == "rules.kiriag", r.json
+    assert api.as_staff("pit", "GET", "/api/v1/mahjong/tables/MJ-R0", key=None).status_code == 404
+    t = make_table(api, "MJ-R1", fee_ppm=0, rules={"nagashi_payment": "draw", "has_open_tanyao": False})
+    assert (t["rules"]["nagashi_payment"], t["rules"]["open_tanyao"], t["dealer"]) == ("draw", False, "E")
+    seat_four(api, "MJ-R1")
+    # hand 1: a draw, E noten → S deals; E and N declared riichi (2 sticks in the pot)
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables/MJ-R1/draws", {"number": 1, "riichi_seats": ["E", "N"]})
+    assert r.status_code == 201 and r.json["dealer"] == "E", r.json
+    assert table_state(api, "MJ-R1")["dealer"] == "S"
+    # hand 2: tenhou by E, who is not the dealer any more: refused, nothing moves
+    tenhou = {"hand": "123444s234456m66p", "win_tile": "4s", "tsumo": True, "conditions": ["tenhou"]}
+    r = hand(api, "MJ-R1", {"number": 2, "winner": "E", **tenhou})
+    assert r.status_code == 422 and r.json["field"] == "conditions", r.json
+    assert stacks(api, "MJ-R1") == {"E": 490_000, "S": 500_000, "W": 500_000, "N": 490_000}
+    # hand 2: W's nagashi mangan with S dealing, E declared riichi again: paid as a draw — S 4,000, E and N
+    # 2,000 (₩10 a point); E's stick joins the 2 in the pot, which stays
+    r = hand(api, "MJ-R1", {"number": 2, "winner": "W", "conditions": ["nagashi_mangan"], "riichi_seats": ["E"]})
+    assert r.status_code == 201, r.json
+    assert (r.json["result"]["payment_form"], r.json["dealer"]) == ("nagashi_draw", "S")
+    assert r.json["result"]["payments"] == {"dealer": 4000, "non_dealer": 2000}
+    assert stacks(api, "MJ-R1") == {"E": 460_000, "S": 460_000, "W": 580_000, "N": 470_000}
+    state = table_state(api, "MJ-R1")
+    assert (state["riichi_pot"], state["dealer"]) == (3, "W")  # the deal passes: S did not win
+    # hand 3 (W deals): S rons with an open tanyao only: kuitan is off at this table → no yaku, 422
+    r = hand(api, "MJ-R1", {"number": 3, "winner": "S", "discarder": "E", "hand": "222m345p678s55p",
+                            "win_tile": "6s", "melds": [{"type": "chi", "tiles": "567m"}]})
+    assert r.status_code == 422 and r.json["field"] == "hand", r.json
+    # hand 3: W (the dealer, not sent: the table's) tenhou: 16,000 from each plus the 3 sticks of the pot
+    r = hand(api, "MJ-R1", {"number": 3, "winner": "W", **tenhou})
+    assert r.status_code == 201, r.json
+    assert (r.json["result"]["payments"], r.json["result"]["riichi_stick_points"]) == ({"each": 16000}, 3000)
+    assert stacks(api, "MJ-R1") == {"E": 300_000, "S": 300_000, "W": 1_090_000, "N": 310_000}
+    assert table_state(api, "MJ-R1")["riichi_pot"] == 0
+    assert_balanced(api)
+
+
+# each rule option through POST /score: (declaration, rules, payments) — the same hand-computed cases as
+# tests/unit/test_mahjong.py (library examples from MahjongRepository/mahjong tests_yakuman_calculation.py)
+CHIN = "111234567888m99m"
+KANS4 = [{"type": "closed_kan", "tiles": t} for t in ("1111z", "2222z", "3333z", "4444z")]
+OPTION_CASES = [
+    ({"hand": "222m345p678s55p", "win_tile": "6s", "melds": [{"type": "chi", "tiles": "567m"}]},
+     {"has_open_tanyao": False}, None),  # kuitan off: no yaku, 422
+    ({"hand": "234m067m345p999s11p", "win_tile": "4m", "riichi": True}, {"aka_dora": True},
+     {"discarder": 2600}),  # riichi + red five: 2 han 40 fu
+    ({"hand": "111m333p555s777m22p", "win_tile": "2p"}, {"double_yakuman": False}, {"discarder": 32000}),
+    ({"hand": CHIN, "win_tile": "5m", "riichi": True, "ippatsu": True, "tsumo": True, "dora_indicators": "9m",
+      "ura_dora_indicators": "7m"}, {"kazoe_limit": 1}, {"dealer": 12000, "non_dealer": 6000}),  # 15 han → sanbaiman
+    ({"hand": "567m345p678s55p", "win_tile": "6s", "melds": [{"type": "chi", "tiles": "234m"}]},
+     {"fu_for_open_pinfu": False}, {"discarder": 700}),  # 1 han 20 fu
+    ({"hand": "234m567m345p678s99p", "win_tile": "4m", "tsumo": True}, {"fu_for_pinfu_tsumo": True},
+     {"dealer": 500, "non_dealer": 300}),  # menzen tsumo 1 han 30 fu
+    ({"hand": "22334455667788p", "win_tile": "8p"}, {"daisharin": True}, {"discarder": 32000}),
+    ({"hand": "22334455667788s", "win_tile": "8s"}, {"has_daisharin_other_suits": True}, {"discarder": 32000}),
+    ({"hand": "11223344556677z", "win_tile": "7z"}, {"has_daichisei": True}, {"discarder": 64000}),
+    ({"hand": "123444s234456m66p", "win_tile": "4s", "riichi": True, "open_riichi": True},
+     {"open_riichi": True}, {"discarder": 2600}),  # open riichi 2 han 40 fu
+    ({"hand": "123444s234456m66p", "win_tile": "4s", "riichi": True, "open_riichi": True},
+     {"open_riichi": True, "has_sashikomi_yakuman": True}, {"discarder": 32000}),
+    ({"hand": "111222777p44455s", "win_tile": "7p", "tsumo": True, "seat_wind": "E", "paarenchan": 1},
+     {"paarenchan": True}, {"each": 32000}),  # suuankou + paarenchan
+    ({"hand": "12367778p678s456m", "win_tile": "7p", "seat_wind": "E", "paarenchan": 1},
+     {"paarenchan": True, "paarenchan_needs_yaku": False}, {"discarder": 48000}),
+    ({"hand": "55z", "win_tile": "5z", "seat_wind": "E", "paarenchan": 1, "melds": KANS4},
+     {"paarenchan": True, "limit_to_sextuple_yakuman": False}, {"discarder": 336000}),  # 91 han uncapped
+    ({"hand": CHIN, "win_tile": "5m"}, {"aotenjou": True}, {"discarder": 51200}),  # 6 han 50 fu, no limit
+    ({"conditions": ["nagashi_mangan"], "honba": 1}, {"nagashi_payment": "draw"},
+     {"dealer": 4000, "non_dealer": 2000}),  # no honba: the hand stays a draw
+    ({"conditions": ["nagashi_mangan"]}, {"nagashi_mangan": False}, None),
+]
+
+
+def test_every_rule_option_through_the_score_endpoint(api):
+    for decl, rules, payments in OPTION_CASES:
+        body = {"seat_wind": "S", **decl, "rules": rules}
+        r = api.as_staff("pit", "POST", "/api/v1/mahjong/score", body, key=None)
+        if payments is None:
+            assert r.status_code == 422 and r.headers["Content-Type"].startswith("application/problem+json"), r.json
+        else:
+            assert r.status_code == 200 and r.json["payments"] == payments, (rules, r.json)
+        for y in r.json.get("yaku", []):
+            assert y["ko"] and y["ja"] and y["en"] and y["ko"] != y["en"], y

@@ -71,3 +71,40 @@ def test_concurrent_scoring_of_one_hand_settles_once(pg_app, pg_api):
     assert audit["balanced"], audit
     # the next hand is 2, and the replay with the shared key still answers with hand 1's settlement
     assert post(shared_key).json["entry"] == entry
+
+
+def test_table_rules_round_trip_and_nagashi_paid_as_a_draw_on_postgresql(pg_app, pg_api):
+    """The table's rule options (JSON on PostgreSQL) read back as sent; the dealer follows renchan from the stored
+    hands; a nagashi mangan paid as a draw leaves the pot on the table (one balanced entry)."""
+    api = pg_api
+    rules = {"rule_set": "riichi", "kiriage": True, "nagashi_payment": "draw", "has_aka_dora": True}
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables",
+                     {"code": "MJ-PGR", "point_value": 10, "min_buy_in": 100_000, "max_buy_in": 1_000_000,
+                      "rules": rules}, key=None)
+    assert r.status_code == 201, r.json
+    stored = api.as_staff("pit", "GET", "/api/v1/mahjong/tables/MJ-PGR", key=None).json
+    assert (stored["rules"]["kiriage"], stored["rules"]["aka_dora"], stored["rules"]["nagashi_payment"]) == \
+        (True, True, "draw")
+    for seat in "ESWN":
+        r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables/MJ-PGR/seats",
+                         {"seat": seat, "player_id": _player(api, 1_000_000), "buy_in": 500_000})
+        assert r.status_code == 201, r.json
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables/MJ-PGR/draws",
+                     {"number": 1, "riichi_seats": ["N"], "dealer_tenpai": True})
+    assert r.status_code == 201, r.json
+    assert api.as_staff("pit", "GET", "/api/v1/mahjong/tables/MJ-PGR", key=None).json["dealer"] == "E"
+    # hand 2: S's nagashi mangan, E deals: E 4,000, W and N 2,000 points (₩10 each); the pot's stick stays
+    r = api.as_staff("pit", "POST", "/api/v1/mahjong/tables/MJ-PGR/hands",
+                     {"number": 2, "winner": "S", "honba": 1, "conditions": ["nagashi_mangan"]})
+    assert r.status_code == 201, r.json
+    assert r.json["result"]["payments"] == {"dealer": 4000, "non_dealer": 2000}  # no honba: the hand is a draw
+    state = api.as_staff("pit", "GET", "/api/v1/mahjong/tables/MJ-PGR", key=None).json
+    assert (state["riichi_pot"], state["dealer"]) == (1, "S")
+    assert _stacks_of(api, "MJ-PGR") == {"E": 460_000, "S": 580_000, "W": 480_000, "N": 470_000}
+    audit = api.audit()
+    assert audit["balanced"], audit
+
+
+def _stacks_of(api, code: str) -> dict[str, int]:
+    r = api.as_staff("pit", "GET", f"/api/v1/mahjong/tables/{code}", key=None)
+    return {s["seat"]: s["stack"] for s in r.json["seats"]}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import pytest
 
+from mahjong.hand_calculating.hand_config import HandConfig
 from mahjong.hand_calculating.yaku_config import YakuConfig
 from table_games.domain import mahjong as M
 from table_games.domain.errors import TableRuleError
@@ -290,8 +291,9 @@ def test_dora_counts_through_indicators_with_honour_wrap():
 def test_ura_dora_only_with_riichi():
     with_riichi = M.score_hand(D(BASE, "4m", riichi=True, ura_dora_indicators="8s"))  # 9s ×3: 1 + 3 = 4 han 40 fu
     assert (with_riichi.han, with_riichi.payments["discarder"]) == (4, 8000)
-    without = M.score_hand(D(BASE, "4m", tsumo=True, ura_dora_indicators="8s"))
-    assert without.han == 1
+    with pytest.raises(TableRuleError) as e:  # no riichi: no ura-dora is turned over, so none may be sent
+        M.score_hand(D(BASE, "4m", tsumo=True, ura_dora_indicators="8s"))
+    assert e.value.field == "ura_dora_indicators" and "riichi" in e.value.detail
 
 
 def test_aka_dora_when_on():
@@ -373,9 +375,10 @@ def test_korean_refusals(decl, field):
 def test_rules_from_dict_refuses_unknown():
     with pytest.raises(TableRuleError) as e:
         M.rules_from_dict({"rule_set": "riichi", "akadora": True})
-    assert e.value.field == "rules"
-    with pytest.raises(TableRuleError):
+    assert e.value.field == "rules.akadora" and "aka_dora" in e.value.detail  # names it, lists the known ones
+    with pytest.raises(TableRuleError) as e:
         M.rules_from_dict({"rule_set": "hongkong"})
+    assert e.value.field == "rules.rule_set"
 
 
 # ------------------------------------------------------------------------------------------- seats and won
@@ -406,3 +409,306 @@ def test_fee_rounds_up_to_the_unit():
     st = M.settle_hand(s, winner="S", dealer="E", discarder="W", point_value=7, fee_ppm=33_000, fee_unit=100)
     # take ₩7,000; 3.3% = ₩231 → ₩300 (rounded UP to the ₩100 unit)
     assert (st.take, st.fee, st.won["S"]) == (7_000, 300, 6_700)
+
+
+# ------------------------------------------------------------------------------------------- rule options
+# Published examples: the library's own tests (MahjongRepository/mahjong, tests/hand_calculating/
+# tests_yakuman_calculation.py: daisharin, daichisei, sashikomi, paarenchan, renhou yakuman, sextuple limit) and
+# the standard scoring table (base = fu × 2^(han + 2), non-dealer ron 4 × base, dealer ron 6 ×, rounded up to 100).
+R = M.rules_from_dict
+FOUR_WIND_KANS = [meld("closed_kan", t) for t in ("1111z", "2222z", "3333z", "4444z")]
+
+
+def test_every_optional_rule_of_the_library_is_a_table_option():
+    """Each OptionalRules parameter (but the three-player one) maps to a RiichiRules option, and turning that
+    option away from its default changes the library's field: nothing of the scoring is out of reach."""
+    import inspect
+
+    from mahjong.hand_calculating.hand_config import OptionalRules
+
+    params = [p for p in inspect.signature(OptionalRules.__init__).parameters if p != "self"]
+    base = M.RiichiRules().options()
+    flip = {"kazoe": "none"}
+    for p in params:
+        if p == "is_three_player":
+            with pytest.raises(TableRuleError) as e:
+                R({p: True})
+            assert e.value.field == f"rules.{p}" and "four seats" in e.value.detail
+            continue
+        name = M.RULE_ALIASES.get(p, p)
+        default = getattr(M.RiichiRules(), name)
+        changed = {name: flip.get(name, not default)}
+        if name == "sashikomi_yakuman":
+            changed["open_riichi"] = True
+        assert getattr(R(changed).options(), p) != getattr(base, p), p
+        assert R({p: changed[name], **{k: v for k, v in changed.items() if k != name}}) == R(changed)  # the alias
+
+
+def test_every_hand_config_flag_is_reachable_from_a_declaration():
+    """HandConfig's situational parameters ↔ where a declaration (or the table's rules) sets them."""
+    import inspect
+
+    reach = {"is_tsumo": "tsumo", "is_riichi": "riichi", "is_ippatsu": "ippatsu", "is_daburu_riichi": "double_riichi",
+             "is_open_riichi": "open_riichi", "is_rinshan": "rinshan", "is_chankan": "chankan", "is_haitei": "haitei",
+             "is_houtei": "houtei", "is_nagashi_mangan": "nagashi_mangan", "is_tenhou": "tenhou",
+             "is_renhou": "renhou", "is_chiihou": "chiihou", "player_wind": "seat_wind", "round_wind": "round_wind",
+             "kyoutaku_number": "riichi_sticks", "tsumi_number": "honba", "paarenchan": "paarenchan",
+             "options": "rules", "num_nuki_dora": None}  # nuki dora: three-player only, not offered
+    params = {p for p in inspect.signature(HandConfig.__init__).parameters if p != "self"}
+    assert params == set(reach)
+    fields_ = set(M.Declaration.__dataclass_fields__) | set(M.CONDITIONS) | {"rules"}
+    assert {v for v in reach.values() if v} <= fields_
+
+
+def test_rule_values_are_validated_and_named():
+    for bad, field in [({"kiriage": "yes"}, "rules.kiriage"), ({"kazoe": "sometimes"}, "rules.kazoe"),
+                       ({"nagashi_payment": "ron"}, "rules.nagashi_payment"),
+                       ({"sashikomi_yakuman": True}, "rules.sashikomi_yakuman"),  # needs open riichi
+                       ({"daisharin": False, "daisharin_other_suits": True}, "rules.daisharin_other_suits"),
+                       ({"has_open_tanyao": True, "open_tanyao": True}, "rules.has_open_tanyao"),
+                       ({"num_nuki_dora": 1}, "rules.num_nuki_dora"),
+                       ({"kazoe": [1]}, "rules.kazoe"), ({"rule_set": [1]}, "rules.rule_set"),  # not hashable
+                       ({"rule_set": "korean", "kiriage": True}, "rules.kiriage")]:
+        with pytest.raises(TableRuleError) as e:
+            R(bad)
+        assert e.value.field == field, bad
+    assert R({"kazoe_limit": 1}).kazoe == "sanbaiman"  # the library's constant is accepted
+    assert R({"daisharin_other_suits": True}).daisharin is True  # implies daisharin, as in the library
+    r = R({"kiriage": True, "open_riichi": True, "sashikomi_yakuman": True, "nagashi_payment": "draw"})
+    assert R(r.to_dict()) == r  # what a table stores reads back the same
+
+
+def test_casino_defaults():
+    r = M.RiichiRules()
+    assert (r.renhou_yakuman, r.nagashi_mangan, r.nagashi_payment, r.double_yakuman) == (False, True, "tsumo", True)
+
+
+def test_kiriage_rounds_4_han_30_fu_to_mangan():
+    # riichi + pinfu + tanyao + dora (indicator 1m → 2m) = 4 han 30 fu: 4 × 1,920 = 7,680 → 7,700; kiriage: 8,000
+    d = D("234m567m345p678s55p", "4m", riichi=True, dora_indicators="1m")
+    assert M.score_hand(d).payments == {"discarder": 7700}
+    s = M.score_hand(d, R({"kiriage": True}))
+    assert (s.payments, s.limit["key"]) == ({"discarder": 8000}, "mangan")
+
+
+def test_pinfu_fu_options():
+    # open pinfu shape ron: 30 fu by default (1,000); without fu_for_open_pinfu 1 han 20 fu: 4 × 160 → 700
+    d = D("567m345p678s55p", "6s", melds=[meld("chi", "234m")])
+    assert M.score_hand(d, R({"fu_for_open_pinfu": False})).payments == {"discarder": 700}
+    # pinfu tsumo with the tsumo 2 fu: 22 → 30 fu, and no longer pinfu: menzen tsumo 1 han 30 fu = 300 / 500
+    s = M.score_hand(D(PINFU, "4m", tsumo=True), R({"fu_for_pinfu_tsumo": True}))
+    assert ({y["key"] for y in s.yaku}, s.fu, s.payments) == ({"menzen_tsumo"}, 30, {"dealer": 500, "non_dealer": 300})
+
+
+def test_open_tanyao_off_refuses_kuitan_and_double_yakuman_off():
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(D("222m345p678s55p", "6s", melds=[meld("chi", "567m")]), R({"open_tanyao": False}))
+    assert e.value.field == "hand" and "without yaku" in e.value.detail
+    s = M.score_hand(D("111m333p555s777m22p", "2p"), R({"double_yakuman": False}))  # suuankou tanki: single
+    assert (s.han, s.payments) == (13, {"discarder": 32000})
+
+
+def test_kazoe_sanbaiman():
+    d = D(CHIN, "5m", riichi=True, ippatsu=True, tsumo=True, dora_indicators="9m", ura_dora_indicators="7m")
+    s = M.score_hand(d, R({"kazoe": "sanbaiman"}))  # 15 han capped at sanbaiman: 6,000 base
+    assert (s.limit["key"], s.payments) == ("sanbaiman", {"dealer": 12000, "non_dealer": 6000})
+
+
+@pytest.mark.parametrize("hand,win,rules,key,ko", [
+    ("22334455667788p", "8p", {"daisharin": True}, "daisharin", "대차륜"),  # library: test_is_daisharin
+    ("22334455667788s", "8s", {"daisharin_other_suits": True}, "daichikurin", "대죽림"),  # test_is_daichikurin
+    ("22334455667788m", "8m", {"daisharin_other_suits": True}, "daisuurin", "대수린"),  # test_is_daisuurin
+])
+def test_daisharin_family(hand, win, rules, key, ko):
+    s = M.score_hand(D(hand, win), R(rules))
+    assert ([y["key"] for y in s.yaku], [y["ko"] for y in s.yaku], s.han) == ([key], [ko], 13)
+    plain = M.score_hand(D(hand, win))  # off: chiitoitsu + tanyao + chinitsu (+ ...) = 11 han, per the library
+    assert plain.han == 11 and key not in {y["key"] for y in plain.yaku}
+
+
+def test_daichisei():
+    # library test_is_tsuisou_and_daichisei: seven honour pairs = tsuuiisou + daichisei, 26 han
+    s = M.score_hand(D("11223344556677z", "7z"), R({"daichisei": True}))
+    assert ({y["key"] for y in s.yaku}, s.han, s.payments) == ({"tsuuiisou", "daichisei"}, 26, {"discarder": 64000})
+    assert M.score_hand(D("11223344556677z", "7z")).han == 13
+
+
+def test_open_riichi_and_sashikomi():
+    # library test_is_open_riichi_sashikomi: 123444s 234456m 66p ron on 4s with an open riichi
+    d = D("123444s234456m66p", "4s", riichi=True, open_riichi=True)
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(d)  # the casino does not play open riichi
+    assert e.value.field == "open_riichi"
+    s = M.score_hand(d, R({"open_riichi": True}))  # open riichi 2 han; 20 + 10 + 2 (444s by ron) = 32 → 40 fu
+    assert ([y["key"] for y in s.yaku], s.han, s.fu, s.payments) == (["open_riichi"], 2, 40, {"discarder": 2600})
+    s = M.score_hand(d, R({"open_riichi": True, "sashikomi_yakuman": True}))  # dealt into: yakuman
+    assert ([y["key"] for y in s.yaku], s.han, s.payments) == (["sashikomi"], 13, {"discarder": 32000})
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(D(BASE, "4m", open_riichi=True), R({"open_riichi": True}))
+    assert e.value.field == "open_riichi" and "riichi" in e.value.detail
+
+
+def test_renhou_as_yakuman_option():
+    # library test_is_renhou_yakuman; the casino's default counts it as mangan (5 han, 8,000 from the discarder)
+    d = D("123444s234456m66p", "4s", conditions=["renhou"])
+    assert M.score_hand(d).payments == {"discarder": 8000}
+    s = M.score_hand(d, R({"renhou_yakuman": True}))
+    assert (s.yaku[0]["key"], s.yaku[0]["ko"], s.han, s.payments) == ("renhou_yakuman", "인화 (역만)", 13,
+                                                                       {"discarder": 32000})
+
+
+def test_paarenchan():
+    on = R({"paarenchan": True})
+    # library test_paarenchan: suuankou tsumo + paarenchan = 26 han; ×4 = 65 han (5x yakuman, base 40,000)
+    d = D("111222777p44455s", "7p", tsumo=True, seat_wind="E", paarenchan=1)
+    assert (M.score_hand(d, on).han, M.score_hand(d, on).payments) == (26, {"each": 32000})
+    assert M.score_hand(d | {"paarenchan": 4}, on).payments == {"each": 80000}
+    for decl, rules, field in [(d, None, "paarenchan"),  # not counted at the casino's table
+                               (d | {"seat_wind": "S"}, on, "paarenchan")]:  # the dealer's streak only
+        with pytest.raises(TableRuleError) as e:
+            M.score_hand(decl, rules)
+        assert e.value.field == field
+    # library test_paarenchan_no_yaku_*: a hand without yaku needs paarenchan_needs_yaku off
+    plain = D("12367778p678s456m", "7p", seat_wind="E", paarenchan=1)
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(plain, on)
+    assert e.value.field == "hand"
+    s = M.score_hand(plain, R({"paarenchan": True, "paarenchan_needs_yaku": False}))
+    assert (s.han, s.payments) == (13, {"discarder": 48000})  # dealer yakuman ron
+
+
+def test_sextuple_yakuman_limit():
+    # four closed wind kans + 5z tanki: suukantsu 13 + tsuuiisou 13 + daisuushii 26 + suuankou tanki 26 = 78,
+    # + paarenchan 13 = 91 han. Capped at six yakuman: base 48,000 × 6 (dealer ron) = 288,000; uncapped the
+    # library adds 8,000 base per 13 han past 78: 56,000 × 6 = 336,000 (as its test_septuple_yakuman_enabled)
+    d = D("55z", "5z", seat_wind="E", paarenchan=1, melds=FOUR_WIND_KANS)
+    assert M.score_hand(d, R({"paarenchan": True})).payments == {"discarder": 288000}
+    s = M.score_hand(d, R({"paarenchan": True, "limit_to_sextuple_yakuman": False}))
+    assert (s.han, s.payments) == (91, {"discarder": 336000})
+
+
+def test_aotenjou_removes_the_limits():
+    # closed chinitsu ron, 6 han 50 fu: haneman 12,000; aotenjou: 4 × 50 × 2^8 = 51,200
+    s = M.score_hand(D(CHIN, "5m"), R({"aotenjou": True}))
+    assert (s.han, s.fu, s.payments, s.limit) == (6, 50, {"discarder": 51200}, None)
+
+
+# ------------------------------------------------------------------------------------------- names
+def test_every_library_yaku_has_korean_japanese_and_english_names():
+    import inspect
+
+    import mahjong.hand_calculating.yaku_list as plain
+    import mahjong.hand_calculating.yaku_list.yakuman as yakuman
+    from mahjong.hand_calculating.yaku import Yaku
+
+    classes = {c for mod in (plain, yakuman) for c in vars(mod).values()
+               if inspect.isclass(c) and issubclass(c, Yaku) and c is not Yaku}
+    assert len(classes) >= 63
+    instances = [c() for c in classes]
+    dai = yakuman.Daisharin()
+    for setter in (dai.set_man, dai.set_sou, dai.set_pin):
+        setter()
+        instances.append(yakuman.Daisharin())
+        instances[-1].name = dai.name
+    keys = set()
+    for y in instances:
+        key, ko, ja, en = M.yaku_names(y)
+        assert type(y).__name__ in M.YAKU_NAMES or y.name in M.YAKU_NAMES, type(y).__name__
+        assert ko and ja and en and key and ko != y.name, type(y).__name__
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in ko), (type(y).__name__, ko)  # Hangul
+        keys.add(key)
+    assert len(keys) == len(M.YAKU_NAMES)  # one key per name entry, none shared
+
+
+# ------------------------------------------------------------------------------------------- seats
+def test_tenhou_and_chiihou_without_a_seat_wind_are_scored_for_the_right_seat():
+    # library test_is_tenhou / test_is_chiihou hand; the library pays tenhou as a non-dealer when no seat wind is
+    # given (its test_sextuple_yakuman: 96,000 / 48,000); here tenhou is the dealer's: 16,000 from each
+    base = {"hand": "123444s234456m66p", "win_tile": "4s", "tsumo": True}
+    s = M.score_hand(base | {"conditions": ["tenhou"]})
+    assert (s.payments, s.dealer, s.declaration["seat_wind"]) == ({"each": 16000}, True, "E")
+    s = M.score_hand(base | {"conditions": ["chiihou"]})
+    assert (s.payments, s.dealer) == ({"dealer": 16000, "non_dealer": 8000}, False)
+    s = M.score_hand({"hand": "11122233344455z", "win_tile": "5z", "tsumo": True, "conditions": ["tenhou"]})
+    assert (s.han, s.payments) == (78, {"each": 96000})  # six yakuman for the dealer: 2 × 48,000 from each
+
+
+def test_seat_wind_from_the_seating():
+    base = {"hand": "123444s234456m66p", "win_tile": "4s", "tsumo": True}
+    assert M.score_hand(base | {"conditions": ["tenhou"]}, winner="N", dealer="N").payments == {"each": 16000}
+    s = M.score_hand(base | {"conditions": ["chiihou"]}, winner="E", dealer="N")  # E sits South
+    assert (s.declaration["seat_wind"], s.payments) == ("S", {"dealer": 16000, "non_dealer": 8000})
+    for kw, decl, field in [({"winner": "S", "dealer": "E"}, {"conditions": ["tenhou"]}, "conditions"),
+                            ({"winner": "W", "dealer": "W"}, {"conditions": ["chiihou"]}, "conditions"),
+                            ({"winner": "S", "dealer": "E"}, {"seat_wind": "W"}, "seat_wind"),
+                            ({"winner": "S"}, {}, "dealer")]:
+        with pytest.raises(TableRuleError) as e:
+            M.score_hand(base | decl, **kw)
+        assert e.value.field == field, (kw, decl)
+
+
+def test_renhou_without_a_seat_needs_one_only_when_the_seat_changes_the_score():
+    assert M.score_hand(D(BASE, "4m", conditions=["renhou"]) | {"seat_wind": None}).payments == {"discarder": 8000}
+    windy = {"hand": "234m567m345p222z11p", "win_tile": "4m", "conditions": ["renhou"]}  # a South triplet
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(windy)
+    assert e.value.field == "seat_wind"
+    assert M.score_hand(windy | {"seat_wind": "S"}).han == 6  # renhou 5 + seat wind south 1: haneman
+    assert M.score_hand(windy | {"seat_wind": "W"}).han == 5
+
+
+def test_no_riichi_before_a_first_discard():
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(D(BASE, "4m", tsumo=True, riichi=True, seat_wind="E", conditions=["tenhou"]))
+    assert e.value.field == "conditions"
+
+
+@pytest.mark.parametrize("kind,dealer,winner,tenpai,nxt", [
+    ("win", "E", "E", False, "E"), ("win", "E", "S", False, "S"), ("win", "N", "W", False, "E"),
+    ("draw", "S", None, True, "S"), ("draw", "S", None, False, "W"),
+])
+def test_next_dealer_renchan(kind, dealer, winner, tenpai, nxt):
+    assert M.next_dealer(kind, dealer, winner, tenpai) == nxt
+
+
+# ------------------------------------------------------------------------------------------- dora, shape
+def test_dora_indicators_one_plus_kans_up_to_five():
+    two_kans = D("234m567m11p", "4m", riichi=True, melds=[meld("closed_kan", "9999s"), meld("closed_kan", "5555p")])
+    # riichi 1; indicators 1m 2m 3m → dora 2m 3m 4m = 3: 4 han; fu 20+10+32+16 = 78 → 80: mangan
+    s = M.score_hand(two_kans | {"dora_indicators": "1m2m3m"})
+    assert (s.han, s.dora, s.payments) == (4, ["2m", "3m", "4m"], {"discarder": 8000})
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(two_kans | {"dora_indicators": "1m2m3m6m"})
+    assert e.value.field == "dora_indicators" and "at most 3" in e.value.detail
+    four = D("55s", "5s", melds=[meld("kan", "2222p"), meld("kan", "3333s"), meld("added_kan", "4444m"),
+                                 meld("closed_kan", "7777p")], dora_indicators="1m2m3m6m7m")
+    assert M.score_hand(four).yakuman == 1  # suukantsu with five indicators turned over
+    with pytest.raises(TableRuleError) as e:
+        M.score_hand(two_kans | {"dora_indicators": "1m", "ura_dora_indicators": "2m3m"})
+    assert e.value.field == "ura_dora_indicators"
+
+
+def test_not_a_winning_hand_is_refused_as_such_whatever_the_win_tile():
+    for win in ("9m", "1p", "4m", ""):
+        with pytest.raises(TableRuleError) as e:
+            M.score_hand(D("234m567m345p999s12p", win))
+        assert (e.value.field, e.value.detail.startswith("not a winning hand")) == ("hand", True), win
+
+
+# ------------------------------------------------------------------------------------------- nagashi mangan
+def test_nagashi_mangan_payment_forms():
+    d = D(conditions=["nagashi_mangan"], honba=2, riichi_sticks=1)
+    tsumo = M.score_hand(d)  # default: a tsumo mangan with the honba (100 a payer each) and the stick
+    assert (tsumo.payments, tsumo.sticks, tsumo.payment_form) == ({"dealer": 4200, "non_dealer": 2200}, 1000,
+                                                                  "nagashi_tsumo")
+    draw = M.score_hand(d, R({"nagashi_payment": "draw"}))  # the hand stays a draw: no honba, the stick stays
+    assert (draw.payments, draw.sticks, draw.honba_points, draw.payment_form) == \
+        ({"dealer": 4000, "non_dealer": 2000}, 0, 0, "nagashi_draw")
+    st = M.settle_hand(draw, winner="S", dealer="E", discarder=None, riichi_seats=("W",), pot_sticks=2,
+                       point_value=10)
+    # E pays 4,000, N 2,000, W 2,000 + a stick that goes to the pot; the 2 carried sticks stay there
+    assert st.points == {"E": -4000, "S": 8000, "W": -3000, "N": -2000}
+    assert (st.pot_won, st.sticks_to_pot, st.to_pot_won) == (0, 1, 10_000)
+    assert sum(st.won.values()) + st.fee == st.pot_won - st.to_pot_won
+    with pytest.raises(TableRuleError):
+        M.score_hand(D(conditions=["nagashi_mangan"]), R({"nagashi_mangan": False}))
