@@ -1,7 +1,7 @@
 """game definitions uploaded and approved under dual control; staff sessions named, with issue time and address
 
 Revision ID: 0022_game_approvals
-Revises: 0021_table_rules
+Revises: 0020_machine_games
 Hand-written: ``game_definitions`` (``slotsys.adapters.game_tables.GameDefinitionRow``: the uploaded YAML, its
 SHA-256, the par sheet computed at upload, uploader, and the second person's decision) and three nullable columns
 of ``staff_tokens`` (``session_id``, ``issued_at``, ``address``: the sessions list). Tokens issued before this
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 import slotsys.adapters.db
 
 revision = "0022_game_approvals"
-down_revision = "0021_table_rules"
+down_revision = "0020_machine_games"
 branch_labels = None
 depends_on = None
 
