@@ -552,6 +552,8 @@ def _top_award(game: GameDefinition, rs: _Reels, awards: Mapping[str, Award]) ->
     sym, _, cnt = top.key.rpartition(" x")
     if game.kind != "lines" or sym == getattr(game.scatter, "id", None):
         return top  # ways awards and scatters are already per game
+    if sym not in rs.code or not cnt.isdigit():
+        return top  # a group or wild-multiplied line award: its probability stays per line
     return Award(top.key, _line_union_probability(game, rs, sym, int(cnt)), top.pay_credits)
 
 
@@ -658,7 +660,14 @@ class _LinesData:
                 awards[key] = (p0 + Fraction(num, rs.total), pay)
         assert total_prob == rs.total, "line events must partition the outcomes"
         self.per_line = per_line
-        self.awards = awards
+        order = {x: i for i, x in enumerate([s.id for s in game.symbols] + [g.id for g in game.groups])}
+
+        def rank(key: str) -> tuple[int, int, str]:
+            sym, _, rest = key.partition(" x")
+            count, _, mult = rest.partition(" ")
+            return order.get(sym, len(order)), int(count), mult
+
+        self.awards = {k: awards[k] for k in sorted(awards, key=rank)}  # paytable order: symbol, count, multiplier
 
         paying = [(sets, pay) for sets, pay, _ in events if pay > 0]
         E = len(paying)
