@@ -208,7 +208,7 @@ class _Table:
     """Pay lookups for one game (per-count pay tuples indexed 0..reel_count)."""
 
     __slots__ = ("wild", "scatter", "regular", "subs", "pays", "paying_regular", "scatter_symbol", "wmult", "wadd",
-                 "groups", "wild_pays_ways")
+                 "groups", "wild_pays_ways", "plain")
 
     def __init__(self, game: GameDefinition) -> None:
         n = game.reel_count
@@ -225,6 +225,7 @@ class _Table:
         self.groups = tuple((g.id, frozenset(g.members), bool(self.wild) and set(g.members) <= self.subs,
                              tuple(g.pay(c) for c in range(n + 1))) for g in game.groups)
         self.wild_pays_ways = game.kind == "reel_cost" and game.wild is not None and bool(game.wild.pays)
+        self.plain = not self.groups and self.wmult == 1  # lines read without groups or multiplying wilds
 
     def factor(self, wilds: int) -> int:
         """Win multiplier of ``wilds`` multiplying wilds on one win (1 without any)."""
@@ -278,6 +279,8 @@ def read_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, i
     wild multiplier)`` or None; ``pay`` is per bet-multiplier credit with the wild multiplier
     applied. The highest pay wins; ties: substituted symbol, then wild-only, then groups in order."""
     t = _table(game)
+    if t.plain:
+        return _read_plain(t, symbols)
     w, sub_run, grp = _line_runs(t, symbols)
     best = None
     if w and t.wild is not None:
@@ -300,6 +303,31 @@ def read_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, i
     return best
 
 
+def _read_plain(t: _Table, symbols: Sequence[str]) -> tuple[str, int, int, int] | None:
+    """:func:`read_line` without groups or a multiplying wild (the same rule, fewer steps)."""
+    wild = t.wild
+    n = len(symbols)
+    w = 0
+    while w < n and symbols[w] == wild:
+        w += 1
+    best = None
+    if w and wild is not None:
+        wp = t.pays[wild][w]
+        if wp:
+            best = (wild, w, wp, 1)
+    if w < n:
+        s = symbols[w]
+        if s in t.regular and (w == 0 or s in t.subs):
+            sub = s in t.subs
+            k = w + 1
+            while k < n and (symbols[k] == s or (sub and symbols[k] == wild)):
+                k += 1
+            p = t.pays[s][k]
+            if p and (best is None or p >= best[2]):
+                best = (s, k, p, 1)
+    return best
+
+
 def score_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, int] | None:
     """Best combination on one line read left to right: ``(symbol, count, pay)`` or None.
 
@@ -307,7 +335,8 @@ def score_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, 
     Wild-only vs substituted vs group combinations, the highest pays (:func:`read_line`). Shared
     by :func:`evaluate`, the simulator's tables and the par sheet.
     """
-    best = read_line(game, symbols)
+    t = _table(game)
+    best = _read_plain(t, symbols) if t.plain else read_line(game, symbols)
     return best[:3] if best is not None else None
 
 

@@ -138,8 +138,8 @@ class Symbol:
     """One reel symbol.
 
     ``kind``: ``"regular"`` (pays left to right), ``"wild"`` (substitutes for the regular symbols in
-    ``substitutes`` -- all regular symbols when empty -- never for a scatter or bonus symbol; in a
-    lines game it may also have its own pays), ``"scatter"`` (pays anywhere in the window, × total
+    ``substitutes`` -- all regular symbols when empty -- never for a scatter or bonus symbol; it
+    may also have its own pays, lines and ways games alike), ``"scatter"`` (pays anywhere in the window, × total
     bet; triggers free games), ``"bonus"`` (pays nothing, is never substituted; the progressive
     jackpot symbol).
     ``pays``: ``((count, pay), ...)`` ascending by count. Regular and wild pays are credits per

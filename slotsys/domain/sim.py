@@ -9,7 +9,9 @@ against :func:`slotsys.domain.evaluator.evaluate` on the same stops.
 How a batch is played: every reel's stop is drawn uniformly (``numpy.random.Generator`` on
 PCG64, seeded); the paid game's line or way pay comes from table look-ups; ways games split the
 reels into a prefix (reels 1..k, one joint table) and a suffix (the rest), so a spin costs two
-row gathers and one dot product per paying symbol. Paid games that award free games then play
+row gathers and one dot product per paying symbol. A ways game whose wild has its own pays is
+scored per batch from per-reel wild and symbol counts with the evaluator's per-way rule (a test
+checks it stop by stop against the evaluator). Paid games that award free games then play
 them round by round, every pending feature at once, on the free-game strips with the chosen
 configuration's wild and win multipliers, retriggers included.
 
