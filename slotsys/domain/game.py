@@ -326,7 +326,9 @@ class GameDefinition:
     Lines game: ``line_options`` (selectable line counts) and ``lines`` (line k+1 = ``lines[k]``,
     a row per reel). Reel-cost game: ``reel_costs`` = ``((reels bought, cost credits), ...)`` for
     1..reel_count. Both: ``multipliers``. ``variations`` maps a key to its :class:`Variation`
-    (iterating it yields the keys). Raises :class:`GameDefinitionError` when inconsistent.
+    (iterating it yields the keys). ``groups``: mixed-symbol groups (lines games);
+    ``wild_multiplier_combine``: ``"multiply"`` or ``"add"`` (several multiplying wilds on one
+    win). Raises :class:`GameDefinitionError` when inconsistent.
     """
 
     id: str
@@ -977,7 +979,8 @@ def parse_game(text: str) -> GameDefinition:
     """Parse and validate a game definition from YAML text (the format: docs/game-format.md).
 
     Shape (keys not listed are refused; features, ``window``, ``free_reels``, ``SYM*n`` stacks,
-    wild ``substitutes`` and ``max_award_credits`` are described in docs/game-format.md)::
+    wild ``substitutes`` and ``multiplier``, ``wild_multiplier_combine``, ``groups`` and
+    ``max_award_credits`` are described in docs/game-format.md)::
 
         id: dragon_pearl_50            # [a-z0-9_]
         name: Dragon Pearl
