@@ -208,7 +208,7 @@ class _Table:
     """Pay lookups for one game (per-count pay tuples indexed 0..reel_count)."""
 
     __slots__ = ("wild", "scatter", "regular", "subs", "pays", "paying_regular", "scatter_symbol", "wmult", "wadd",
-                 "groups", "wild_pays_ways", "plain")
+                 "groups", "wild_pays_ways", "plain", "weights")
 
     def __init__(self, game: GameDefinition) -> None:
         n = game.reel_count
@@ -226,6 +226,7 @@ class _Table:
                              tuple(g.pay(c) for c in range(n + 1))) for g in game.groups)
         self.wild_pays_ways = game.kind == "reel_cost" and game.wild is not None and bool(game.wild.pays)
         self.plain = not self.groups and self.wmult == 1  # lines read without groups or multiplying wilds
+        self.weights: dict[tuple, dict[str, Sequence[int]]] = {}  # way_weights memo
 
     def factor(self, wilds: int) -> int:
         """Win multiplier of ``wilds`` multiplying wilds on one win (1 without any)."""
@@ -369,11 +370,15 @@ def way_weights(game: GameDefinition, symbol: str, wild_multipliers: Sequence[in
     """Weight of each symbol id as a match for ``symbol`` in a ways product, per reel: 1 for the
     symbol itself, the reel's wild multiplier (1 by default) for a substituting wild, 0 else."""
     t = _table(game)
-    R = game.reel_count
-    out: dict[str, Sequence[int]] = {symbol: (1,) * R}
-    if t.wild is not None and symbol in t.subs:
-        reel = tuple(wild_multipliers) if wild_multipliers else (1,) * R
-        out[t.wild] = tuple(m * t.wmult for m in reel)
+    key = (symbol, tuple(wild_multipliers))
+    out = t.weights.get(key)
+    if out is None:
+        R = game.reel_count
+        out = {symbol: (1,) * R}
+        if t.wild is not None and symbol in t.subs:
+            reel = key[1] or (1,) * R
+            out[t.wild] = tuple(m * t.wmult for m in reel)
+        t.weights[key] = out
     return out
 
 
