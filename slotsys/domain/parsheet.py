@@ -552,9 +552,58 @@ def _top_award(game: GameDefinition, rs: _Reels, awards: Mapping[str, Award]) ->
     sym, _, cnt = top.key.rpartition(" x")
     if game.kind != "lines" or sym == getattr(game.scatter, "id", None):
         return top  # ways awards and scatters are already per game
-    if sym not in rs.code or not cnt.isdigit():
-        return top  # a group or wild-multiplied line award: its probability stays per line
+    if sym not in rs.code or not cnt.isdigit():  # a group or wild-multiplied line award
+        p = _line_key_union_probability(game, rs, top.key)
+        return top if p is None else Award(top.key, p, top.pay_credits)
     return Award(top.key, _line_union_probability(game, rs, sym, int(cnt)), top.pay_credits)
+
+
+UNION_STATE_LIMIT = 200_000  # joint line states kept by _line_key_union_probability before it gives up
+
+
+def _line_key_union_probability(game: GameDefinition, rs: _Reels, key: str) -> Fraction | None:
+    """P(at least one played line at full bet pays award ``key``) for any line award (groups and
+    wild-multiplied awards included). Exact: a reel-by-reel walk over distinct windows keeping each
+    played line's :func:`line_state`; None when the joint states exceed ``UNION_STATE_LIMIT``
+    (the caller then keeps the per-line probability)."""
+    shapes = game.lines[: game.full_bet().lines or 0]
+    ids = rs.ids
+    states: dict[tuple, int] = {tuple(() for _ in shapes): 1}  # per line: its prefix reading so far
+    hit = 0
+    for i in range(rs.R):
+        u, cnt, _ = rs.unique_windows(i)
+        nxt: dict[tuple, int] = {}
+        memo: dict[tuple, tuple] = {}
+        for joint, x in states.items():
+            for win, y in zip(u, cnt):
+                lines = []
+                done = False
+                for li, shape in enumerate(shapes):
+                    prefix = joint[li]
+                    if prefix is None:  # decided: does not pay the award
+                        lines.append(None)
+                        continue
+                    seq = prefix + (ids[int(win[shape[i]])],)
+                    st = memo.get(seq)
+                    if st is None:
+                        st = memo[seq] = line_state(game, list(seq))
+                    if st[0] == "done" or i == rs.R - 1:
+                        best = st[1] if st[0] == "done" else read_line(game, list(seq))
+                        if best is not None and _award_key(best) == key:
+                            done = True
+                            break
+                        lines.append(None)
+                    else:
+                        lines.append(seq)
+                if done:
+                    hit += x * int(y) * math.prod(rs.n[i + 1:])
+                elif any(ln is not None for ln in lines):
+                    k = tuple(lines)
+                    nxt[k] = nxt.get(k, 0) + x * int(y)
+        if len(nxt) > UNION_STATE_LIMIT:
+            return None
+        states = nxt
+    return Fraction(hit, rs.total)
 
 
 def _line_union_probability(game: GameDefinition, rs: _Reels, sym: str, count: int) -> Fraction:

@@ -339,3 +339,26 @@ def test_catalogue_hit_frequencies_are_separated_and_consistent():
         for o in sheet.options:
             assert 0 < o.line_hit_frequency < o.hit_frequency
             assert o.trigger_frequency == sheet.free_games.trigger_probability < o.hit_frequency
+
+
+@pytest.mark.parametrize("name,change", [
+    ("double_diamond", lambda d: d["symbols"][0].update(pays={3: 100})),  # top award: SEVEN x3 (wild x4)
+    ("lucky_bars", lambda d: d["groups"]["any_seven"].update(pays={3: 500})),  # top award: any_seven x3
+])
+def test_group_and_multiplied_top_awards_have_their_any_line_probability(name, change):
+    from slotsys.domain.evaluator import read_line
+    from slotsys.domain.parsheet import _award_key
+
+    d = example_dict(name)
+    change(d)
+    game = build(d)
+    top = par_sheet(game).top_award
+    assert "(wild x4)" in top.key or top.key.startswith("any_seven")
+    bet = game.full_bet()
+    hits = n = 0
+    for stops in itertools.product(*(range(len(s)) for s in game.variation().reels)):
+        window = evaluate(game, bet, list(stops)).window
+        n += 1
+        hits += any((b := read_line(game, [window[r][i] for i, r in enumerate(shape)])) is not None
+                    and _award_key(b) == top.key for shape in game.lines[: bet.lines])
+    assert top.probability == Fraction(hits, n)
