@@ -48,8 +48,9 @@ def main() -> int:
               f"({res.spins / dt:,.0f}/s), seed {args.seed}")
         print(f"  RTP simulated {res.rtp:.5%}  exact {float(exact.rtp):.5%}  z = {z:+.2f} SE "
               f"(SE {exact.sd / res.spins ** 0.5:.5%})  {'AGREE' if ok else 'DISAGREE'}")
-        print(f"  hit frequency {res.hit_frequency:.5f} vs exact {float(fig.hit_frequency):.5f}; "
-              f"SD {res.sd:.3f} vs exact {exact.sd:.3f}")
+        print(f"  hit frequency (any win incl. scatter pays and feature triggers) {res.hit_frequency:.5f} vs exact "
+              f"{float(fig.hit_frequency):.5f}; line/way hit frequency {res.line_hit_frequency:.5f} vs exact "
+              f"{float(fig.line_hit_frequency):.5f}; SD {res.sd:.3f} vs exact {exact.sd:.3f}")
         print(f"  free games: {res.triggers:,} triggers, {res.free_games / max(1, res.triggers):.3f} games each "
               f"(exact {float(sheet.free_games.games_per_trigger[sim.choice or 0]):.3f})" if sheet.free_games else "")
         for lvl, n in res.progressive.items():

@@ -10,9 +10,28 @@ from pathlib import Path
 import click
 
 
+def is_path(game: str) -> bool:
+    """A GAME argument names a file when it ends in .yaml/.yml or contains a slash."""
+    return game.endswith((".yaml", ".yml")) or "/" in game or "\\" in game
+
+
 def _game(game_id: str):
+    """The definition named by GAME: a catalogue id, or a YAML file (``is_path``) loaded with
+    :func:`slotsys.domain.game.load_definition` (its id must equal the file's stem). A file's
+    definition errors print as ``<file name>:<item path>: <problem>`` and exit 1."""
+    from slotsys.domain.game import GameDefinitionError, load_definition
     from slotsys.games import catalogue, load_game
 
+    if is_path(game_id):
+        path = Path(game_id)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise click.BadParameter(f"cannot read {game_id}: {e}", param_hint="GAME") from None
+        try:
+            return load_definition(text, path.name)
+        except GameDefinitionError as e:
+            raise click.ClickException(str(e)) from None
     if game_id not in catalogue():
         raise click.BadParameter(f"unknown game {game_id!r}; known: {', '.join(sorted(catalogue()))}", param_hint="GAME_ID")
     return load_game(game_id)
@@ -31,13 +50,17 @@ def render_par_sheet(game, sheet) -> str:
     from rich.console import Console
     from rich.table import Table
 
+    from slotsys.domain.parsheet import HIT_FREQUENCY_LABELS
+
     con = Console(width=200, record=True, file=io.StringIO(), force_terminal=False, color_system=None)
     con.print(f"{game.name} ({game.id}) — variation {sheet.variation} — exact par sheet")
     con.print(f"RTP at full bet {_pct(sheet.rtp_full_bet)} (exact {sheet.rtp_full_bet.numerator}/"
               f"{sheet.rtp_full_bet.denominator}); lowest RTP over every option and choice {_pct(sheet.min_rtp)}")
     t = Table(title="Per bet option (default free-games choice)" if sheet.choices else "Per bet option")
+    unit = "way" if game.kind == "reel_cost" else "line"
     cols = ["bet option", "credits"] + (["ways"] if game.kind == "reel_cost" else []) + [
-        "RTP", "parts", "hit freq", "SD (× bet)", "VI 90%", "VI 95%"]
+        "RTP", "parts", "hit freq (1)", f"{unit} hit freq (2)"] + (["trigger freq (3)"] if sheet.free_games else []) + [
+        "SD (× bet)", "VI 90%", "VI 95%"]
     for c in cols:
         t.add_column(c, justify="right")
     seen = set()
@@ -50,9 +73,15 @@ def render_par_sheet(game, sheet) -> str:
         parts = ", ".join(f"{k} {float(v):.2%}" for k, v in o.rtp_parts.items())
         label = f"{b.lines} lines" if b.lines else f"reels 1-{b.reels}"
         row = [label + " × any", f"{b.credits // b.multiplier} × mult"] + ([str(o.ways)] if game.kind == "reel_cost" else [])
-        row += [_pct(o.rtp), parts, f"{float(o.hit_frequency):.4f}", f"{o.sd:.3f}", f"{o.vi_90:.3f}", f"{o.vi_95:.3f}"]
+        row += [_pct(o.rtp), parts, f"{float(o.hit_frequency):.4f}", f"{float(o.line_hit_frequency):.4f}"]
+        row += [f"{float(o.trigger_frequency):.6f}"] if sheet.free_games else []
+        row += [f"{o.sd:.3f}", f"{o.vi_90:.3f}", f"{o.vi_95:.3f}"]
         t.add_row(*row)
     con.print(t)
+    con.print("(1) " + HIT_FREQUENCY_LABELS["hit_frequency"] + "; (2) "
+              + HIT_FREQUENCY_LABELS["line_hit_frequency"].replace("line/way", unit).replace("line or way", unit)
+              + ("; (3) " + HIT_FREQUENCY_LABELS["trigger_frequency"] if sheet.free_games else "")
+              + "; each per paid game")
     if sheet.choices:
         t = Table(title="RTP per free-games choice")
         t.add_column("bet option", justify="right")
@@ -94,11 +123,13 @@ def render_par_sheet(game, sheet) -> str:
 
 
 @click.command()
-@click.argument("game_id")
+@click.argument("game_id", metavar="GAME")
 @click.option("--variation", default=None, help="RTP variation (default: the game's default)")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def par(game_id: str, variation: str | None, as_json: bool) -> None:
-    """Print the exact par sheet of GAME_ID for every bet option (and free-games choice)."""
+    """Print the exact par sheet of GAME for every bet option (and free-games choice).
+
+    GAME is a catalogue game id or a definition file (PATH.yaml, or any path with a slash)."""
     from slotsys.domain.game import UnknownVariation
     from slotsys.domain.parsheet import par_sheet
 
@@ -114,7 +145,7 @@ def par(game_id: str, variation: str | None, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("game_id")
+@click.argument("game_id", metavar="GAME")
 @click.option("--spins", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="paid games to simulate")
 @click.option("--seed", type=int, default=1, show_default=True, help="PCG64 seed (same seed, same result)")
 @click.option("--variation", default=None, help="RTP variation (default: the game's default)")
@@ -125,7 +156,9 @@ def par(game_id: str, variation: str | None, as_json: bool) -> None:
               help="write PNG charts (RTP convergence with the ±4 SE band, win distribution) here")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, as_json) -> None:
-    """Simulate GAME_ID (vectorised, seeded) and compare its RTP with the exact par sheet.
+    """Simulate GAME (vectorised, seeded) and compare its RTP with the exact par sheet.
+
+    GAME is a catalogue game id or a definition file (PATH.yaml, or any path with a slash).
 
     Exits 1 when |RTP_sim − RTP_exact| ≥ 4 × SD / √spins (the exact SD).
     """
@@ -156,7 +189,8 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, as_jso
     se = exact.sd / res.spins ** 0.5
     out = {**res.to_dict(), "rtp_exact": float(exact.rtp), "sd_exact": exact.sd, "standard_error": se,
            "ci95": [res.rtp - 1.96 * se, res.rtp + 1.96 * se], "z": z, "agrees_within_4_se": ok,
-           "hit_frequency_exact": float(fig.hit_frequency)}
+           "hit_frequency_exact": float(fig.hit_frequency), "line_hit_frequency_exact": float(fig.line_hit_frequency),
+           "trigger_frequency_exact": float(fig.trigger_frequency)}
     if plot_dir is not None:
         out["plots"] = [str(p) for p in _plots(res, float(exact.rtp), exact.sd, plot_dir)]
     if as_json:
@@ -168,7 +202,13 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, as_jso
                    + f", {res.spins:,} paid games, seed {seed}")
         click.echo(f"  RTP simulated {res.rtp:.4%} ± {1.96 * se:.4%} (95% CI {out['ci95'][0]:.4%} … {out['ci95'][1]:.4%})")
         click.echo(f"  RTP exact     {float(exact.rtp):.4%}   z = {z:+.2f} standard errors (SD {exact.sd:.3f} × bet)")
-        click.echo(f"  hit frequency {res.hit_frequency:.4f} simulated, {float(fig.hit_frequency):.4f} exact")
+        click.echo(f"  hit frequency (any win incl. scatter pays and feature triggers) {res.hit_frequency:.4f} simulated, "
+                   f"{float(fig.hit_frequency):.4f} exact")
+        click.echo(f"  {'way' if game.kind == 'reel_cost' else 'line'} hit frequency (base-game wins only) "
+                   f"{res.line_hit_frequency:.4f} simulated, {float(fig.line_hit_frequency):.4f} exact")
+        if game.free_games is not None:
+            click.echo(f"  feature trigger frequency {res.trigger_frequency:.6f} simulated, "
+                       f"{float(fig.trigger_frequency):.6f} exact")
         if res.triggers:
             click.echo(f"  free games: {res.triggers:,} triggers, {res.free_games:,} played "
                        f"({res.free_games / res.triggers:.3f} per trigger)")

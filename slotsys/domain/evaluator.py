@@ -17,13 +17,30 @@ Rules (docs/game-format.md states them for designers)
         a non-substitutable regular symbol pays only from reel 1 without wilds);
     ties go to the substituted (longer) combination. Line win = pay × multiplier.
 
+    Symbol groups (lines games): a group combination is the run from reel 1 of the group's
+    members in any mix (and wilds, when the wild substitutes for every member), with at least
+    one member; it competes with the two combinations above and the line pays the highest
+    (ties: the symbol's own combination, then the group listed first).
+
+    Wild multiplier: a wild with ``multiplier`` m multiplies a substituted (or group) line win
+    it takes part in; k such wilds on one win multiply it by m^k (``wild_multiplier_combine:
+    multiply``, the default) or by k·m (``add``). A wild-only win is not multiplied. The line
+    pays the highest combination after multipliers.
+
     Reel-cost (243-ways) game: on bought reels every row is active, on the others only the
     centre row. For each regular paying symbol, reels 1, 2, ... are matched while they have at
     least one active position showing the symbol or a wild (that substitutes for it);
     n-of-a-kind = reels matched, ways = product over those reels of the matching positions,
     a wild on reel i counting as ``wild_multiplier[i]`` positions (1 outside free games with
     wild multipliers), so wild multipliers multiply. One way-win per symbol (its highest count);
-    way win = pay(n) × ways × multiplier.
+    way win = pay(n) × ways × multiplier. A base-game wild ``multiplier`` m weighs each wild
+    position m (times the reel's free-game wild multiplier), so multiplied wilds multiply.
+
+    Ways game whose wild has its own pays: the wild's way-win has n = the reels 1, 2, ...
+    showing the wild on an active position and ways = the product of their wild counts; a
+    symbol's ways exclude the ways made of wilds only (those are the wild's), and each of its
+    ways that begins with j wilds pays the higher of the symbol's pay(n) and the wild's pay(j)
+    (per way, as lines pay the higher of the wild-only and substituted readings).
 
     Scatter (both kinds): the scatter symbols anywhere in the whole window, on every reel and row
     whether bought or not, pay ``scatter pay(count) × total bet credits``.
@@ -42,6 +59,7 @@ Rules (docs/game-format.md states them for designers)
 
 from __future__ import annotations
 
+import math
 import operator
 import random
 from dataclasses import dataclass, field
@@ -52,7 +70,7 @@ from slotsys.domain.ports import Csprng, Rng
 
 __all__ = [
     "Win", "FreeGame", "SpinOutcome", "spin", "evaluate", "draw_stops", "SeededRng", "SystemRng", "RandBelow",
-    "score_line", "active_rows", "way_weights", "MAX_FREE_GAMES",
+    "score_line", "read_line", "line_state", "active_rows", "way_weights", "MAX_FREE_GAMES",
 ]
 
 RandBelow = Rng  # any object with randbelow(n) -> int in [0, n)
@@ -189,7 +207,8 @@ class SpinOutcome:
 class _Table:
     """Pay lookups for one game (per-count pay tuples indexed 0..reel_count)."""
 
-    __slots__ = ("wild", "scatter", "regular", "subs", "pays", "paying_regular", "scatter_symbol")
+    __slots__ = ("wild", "scatter", "regular", "subs", "pays", "paying_regular", "scatter_symbol", "wmult", "wadd",
+                 "groups", "wild_pays_ways", "plain", "weights")
 
     def __init__(self, game: GameDefinition) -> None:
         n = game.reel_count
@@ -200,6 +219,20 @@ class _Table:
         self.subs = game.substitutable()
         self.pays = {s.id: tuple(s.pay(c) if s.kind != "scatter" else 0 for c in range(n + 1)) for s in game.symbols}
         self.paying_regular = tuple(s.id for s in game.symbols if s.kind == "regular" and s.pays)
+        self.wmult = game.wild.multiplier if game.wild else 1
+        self.wadd = game.wild_multiplier_combine == "add"
+        # (group id, members, wild substitutes for every member, pays by count)
+        self.groups = tuple((g.id, frozenset(g.members), bool(self.wild) and set(g.members) <= self.subs,
+                             tuple(g.pay(c) for c in range(n + 1))) for g in game.groups)
+        self.wild_pays_ways = game.kind == "reel_cost" and game.wild is not None and bool(game.wild.pays)
+        self.plain = not self.groups and self.wmult == 1  # lines read without groups or multiplying wilds
+        self.weights: dict[tuple, dict[str, Sequence[int]]] = {}  # way_weights memo
+
+    def factor(self, wilds: int) -> int:
+        """Win multiplier of ``wilds`` multiplying wilds on one win (1 without any)."""
+        if not wilds or self.wmult == 1:
+            return 1
+        return self.wmult * wilds if self.wadd else self.wmult ** wilds
 
 
 def _table(game: GameDefinition) -> _Table:
@@ -209,14 +242,70 @@ def _table(game: GameDefinition) -> _Table:
     return t
 
 
-def score_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, int] | None:
-    """Best combination on one line read left to right: ``(symbol, count, paytable pay)`` or None.
+def _line_runs(t: _Table, symbols: Sequence[str]) -> tuple[int, tuple | None, tuple]:
+    """The readings of one line from reel 1: leading wilds ``w``; the substituted run
+    ``(symbol, length, wilds in it)`` (None when the line cannot start one); per group
+    ``(length, wilds in it, has a member)``."""
+    wild = t.wild
+    n = len(symbols)
+    w = 0
+    while w < n and symbols[w] == wild:
+        w += 1
+    sub_run = None
+    if w < n:
+        s = symbols[w]
+        if s in t.regular and (w == 0 or s in t.subs):
+            sub = s in t.subs
+            k, nw = w + 1, w
+            while k < n and (symbols[k] == s or (sub and symbols[k] == wild)):
+                nw += symbols[k] == wild
+                k += 1
+            sub_run = (s, k, nw)
+    grp = []
+    for _gid, members, gsub, _pays in t.groups:
+        k = nw = 0
+        member = False
+        while k < n and (symbols[k] in members or (gsub and symbols[k] == wild)):
+            if symbols[k] == wild:
+                nw += 1
+            else:
+                member = True
+            k += 1
+        grp.append((k, nw, member))
+    return w, sub_run, tuple(grp)
 
-    The pay is per multiplier credit (multiply by the bet multiplier). Wild-only vs substituted
-    combination, the higher pays (tie → substituted). Shared by :func:`evaluate`, the simulator's
-    tables and the par sheet.
-    """
+
+def read_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, int, int] | None:
+    """Best combination on one line read left to right: ``(symbol or group id, count, pay,
+    wild multiplier)`` or None; ``pay`` is per bet-multiplier credit with the wild multiplier
+    applied. The highest pay wins; ties: substituted symbol, then wild-only, then groups in order."""
     t = _table(game)
+    if t.plain:
+        return _read_plain(t, symbols)
+    w, sub_run, grp = _line_runs(t, symbols)
+    best = None
+    if w and t.wild is not None:
+        wp = t.pays[t.wild][w]
+        if wp:
+            best = (t.wild, w, wp, 1)
+    if sub_run is not None:
+        s, k, nw = sub_run
+        p = t.pays[s][k]
+        if p:
+            f = t.factor(nw)
+            if best is None or p * f >= best[2]:
+                best = (s, k, p * f, f)
+    for (gid, _m, _g, pays), (k, nw, member) in zip(t.groups, grp):
+        p = pays[k] if member else 0
+        if p:
+            f = t.factor(nw)
+            if best is None or p * f > best[2]:
+                best = (gid, k, p * f, f)
+    return best
+
+
+def _read_plain(t: _Table, symbols: Sequence[str]) -> tuple[str, int, int, int] | None:
+    """:func:`read_line` without groups or a multiplying wild (the same rule, fewer steps)."""
     wild = t.wild
     n = len(symbols)
     w = 0
@@ -226,7 +315,7 @@ def score_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, 
     if w and wild is not None:
         wp = t.pays[wild][w]
         if wp:
-            best = (wild, w, wp)
+            best = (wild, w, wp, 1)
     if w < n:
         s = symbols[w]
         if s in t.regular and (w == 0 or s in t.subs):
@@ -236,8 +325,36 @@ def score_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, 
                 k += 1
             p = t.pays[s][k]
             if p and (best is None or p >= best[2]):
-                best = (s, k, p)
+                best = (s, k, p, 1)
     return best
+
+
+def score_line(game: GameDefinition, symbols: Sequence[str]) -> tuple[str, int, int] | None:
+    """Best combination on one line read left to right: ``(symbol, count, pay)`` or None.
+
+    The pay is per multiplier credit (multiply by the bet multiplier), wild multiplier included.
+    Wild-only vs substituted vs group combinations, the highest pays (:func:`read_line`). Shared
+    by :func:`evaluate`, the simulator's tables and the par sheet.
+    """
+    t = _table(game)
+    best = _read_plain(t, symbols) if t.plain else read_line(game, symbols)
+    return best[:3] if best is not None else None
+
+
+def line_state(game: GameDefinition, prefix: Sequence[str]) -> tuple:
+    """A key of a line prefix (reels 1..len(prefix)) such that two prefixes with the same key pay
+    the same for every continuation: ``("done", read_line(prefix))`` when no reading can grow any
+    more, else the readings themselves. The par sheet partitions line outcomes with it."""
+    t = _table(game)
+    n = len(prefix)
+    w, sub_run, grp = _line_runs(t, prefix)
+    alive = w == n or (sub_run is not None and sub_run[1] == n) or any(k == n for k, _, _ in grp)
+    if not alive:
+        return ("done", read_line(game, prefix))
+    if t.wmult == 1:  # wild counts only matter to a multiplying wild
+        sub_run = sub_run and sub_run[:2]
+        grp = tuple((k, member) for k, _, member in grp)
+    return ("open", w, sub_run, grp)
 
 
 def active_rows(game: GameDefinition, bet: BetOption) -> tuple[tuple[int, ...], ...]:
@@ -253,10 +370,15 @@ def way_weights(game: GameDefinition, symbol: str, wild_multipliers: Sequence[in
     """Weight of each symbol id as a match for ``symbol`` in a ways product, per reel: 1 for the
     symbol itself, the reel's wild multiplier (1 by default) for a substituting wild, 0 else."""
     t = _table(game)
-    R = game.reel_count
-    out: dict[str, Sequence[int]] = {symbol: (1,) * R}
-    if t.wild is not None and symbol in t.subs:
-        out[t.wild] = tuple(wild_multipliers) if wild_multipliers else (1,) * R
+    key = (symbol, tuple(wild_multipliers))
+    out = t.weights.get(key)
+    if out is None:
+        R = game.reel_count
+        out = {symbol: (1,) * R}
+        if t.wild is not None and symbol in t.subs:
+            reel = key[1] or (1,) * R
+            out[t.wild] = tuple(m * t.wmult for m in reel)
+        t.weights[key] = out
     return out
 
 
@@ -299,6 +421,8 @@ def _round(game: GameDefinition, bet: BetOption, reels: Sequence[Sequence[str]],
                 sym, count, pay = best
                 wins.append(Win(kind="line", line=li + 1, symbol=sym, count=count, pay_credits=pay * m,
                                 positions=tuple((shape[i], i) for i in range(count)), multiplier=win_mult))
+    elif t.wild_pays_ways:
+        wins.extend(_ways_with_wild_pays(game, t, active_rows(game, bet), window, m, win_mult))
     else:
         act = active_rows(game, bet)
         for sym in t.paying_regular:
@@ -327,6 +451,45 @@ def _round(game: GameDefinition, bet: BetOption, reels: Sequence[Sequence[str]],
             wins.append(Win(kind="scatter", symbol=sc, count=count, pay_credits=pay * bet.credits * win_mult,
                             positions=tuple(pos), multiplier=win_mult))
     return window, wins, count
+
+
+def _ways_with_wild_pays(game: GameDefinition, t: _Table, act: Sequence[Sequence[int]],
+                         window: tuple[tuple[str, ...], ...], m: int, win_mult: int) -> list[Win]:
+    """Way wins of a ways game whose wild has its own pays (module rules): the wild's way-win,
+    then per symbol the ways with at least one of the symbol, each paying
+    max(symbol pay(n), wild pay(leading wilds))."""
+    wild = t.wild
+    wins: list[Win] = []
+    wc = [sum(1 for r in rws if window[r][i] == wild) for i, rws in enumerate(act)]
+    w = 0
+    while w < len(act) and wc[w]:
+        w += 1
+    wpays = t.pays[wild]
+    if wpays[w]:
+        ways = math.prod(wc[:w])
+        wins.append(Win(kind="way", ways=ways, symbol=wild, count=w, pay_credits=wpays[w] * ways * m,
+                        positions=tuple((r, i) for i in range(w) for r in act[i] if window[r][i] == wild),
+                        multiplier=win_mult))
+    for sym in t.paying_regular:
+        sub = sym in t.subs
+        sc = [sum(1 for r in rws if window[r][i] == sym) for i, rws in enumerate(act)]
+        mt = [sc[i] + (wc[i] if sub else 0) for i in range(len(act))]
+        n = 0
+        while n < len(act) and mt[n]:
+            n += 1
+        pn = t.pays[sym][n]
+        total = ways = 0
+        for j in range(n if sub else min(n, 1)):
+            # ways with exactly j leading wilds, then the symbol itself on reel j + 1
+            cnt = math.prod(wc[:j]) * sc[j] * math.prod(mt[j + 1:n])
+            if cnt:
+                ways += cnt
+                total += cnt * max(pn, wpays[j])
+        if total:
+            pos = tuple((r, i) for i in range(n) for r in act[i] if window[r][i] == sym or (sub and window[r][i] == wild))
+            wins.append(Win(kind="way", ways=ways, symbol=sym, count=n, pay_credits=total * m, positions=pos,
+                            multiplier=win_mult))
+    return wins
 
 
 def _progressive(game: GameDefinition, bet: BetOption, window: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:

@@ -37,7 +37,11 @@ Variations
 
 Features (all optional; see docs/game-format.md)
     * wild: substitutes for a declared set of regular symbols (default: all of them), never for
-      scatters or bonus symbols; a lines-game wild may have its own pays;
+      scatters or bonus symbols; it may have its own pays (lines and ways games) and a base-game
+      ``multiplier`` (2×, 3×, 5× ...) applied to the wins it substitutes in, several on one win
+      combining by ``wild_multiplier_combine`` (``multiply``, the default, or ``add``);
+    * symbol groups (lines games): ``groups`` name a set of regular symbols ("any bar") with
+      their own pays; a line of any mix of the members pays the group pay;
     * free games: N or more scatters award K free games (per scatter count), played inside the
       paid game on the free-game strips of the variation (default: its base strips) with a win
       multiplier and per-reel wild multipliers (ways games); retriggers award again; an optional
@@ -66,6 +70,8 @@ import yaml
 
 __all__ = [
     "BetOption",
+    "SymbolGroup",
+    "load_definition",
     "FreeGameChoice",
     "FreeGames",
     "ProgressiveCombo",
@@ -83,6 +89,8 @@ SymbolKind = Literal["regular", "wild", "scatter", "bonus"]
 
 GAME_KINDS: tuple[str, ...] = ("lines", "reel_cost")
 SYMBOL_KINDS: tuple[str, ...] = ("regular", "wild", "scatter", "bonus")
+WILD_COMBINES: tuple[str, ...] = ("multiply", "add")
+MAX_WILD_MULTIPLIER = 100
 MAX_FREE_GAMES_PER_AWARD = 1000
 
 MAX_ROWS = 10
@@ -92,6 +100,7 @@ MAX_STRIP = 1000
 _GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
 _SYMBOL_ID = re.compile(r"^[A-Z][A-Z0-9_]{0,15}$")
 _VARIATION_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+_GROUP_ID = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _LEVEL_KEY = re.compile(r"^[A-Z][A-Z0-9_]{0,31}$")
 _STACK = re.compile(r"^([A-Z][A-Z0-9_]{0,15})\*([0-9]{1,3})$")
 
@@ -129,14 +138,17 @@ class Symbol:
     """One reel symbol.
 
     ``kind``: ``"regular"`` (pays left to right), ``"wild"`` (substitutes for the regular symbols in
-    ``substitutes`` -- all regular symbols when empty -- never for a scatter or bonus symbol; in a
-    lines game it may also have its own pays), ``"scatter"`` (pays anywhere in the window, × total
+    ``substitutes`` -- all regular symbols when empty -- never for a scatter or bonus symbol; it
+    may also have its own pays, lines and ways games alike), ``"scatter"`` (pays anywhere in the window, × total
     bet; triggers free games), ``"bonus"`` (pays nothing, is never substituted; the progressive
     jackpot symbol).
     ``pays``: ``((count, pay), ...)`` ascending by count. Regular and wild pays are credits per
     multiplier credit, listed for every count from the lowest paying one up to the reel count;
     scatter pays are multiples of the total bet and a count above the highest listed one pays
     as the highest listed one.
+    ``multiplier`` (wild only, base game and free games alike): a line or way win the wild
+    substitutes in is multiplied by it (per wild, combined by the game's
+    ``wild_multiplier_combine``); a wild-only win is not multiplied. 1 = a plain wild.
     """
 
     id: str
@@ -144,6 +156,7 @@ class Symbol:
     kind: SymbolKind = "regular"
     pays: tuple[tuple[int, int], ...] = ()
     substitutes: tuple[str, ...] = ()
+    multiplier: int = 1
 
     def pay(self, count: int) -> int:
         """Pay for ``count`` of this symbol: the entry of the highest listed count ≤ ``count`` (0 if none)."""
@@ -162,7 +175,40 @@ class Symbol:
         d: dict[str, Any] = {"id": self.id, "name": self.name, "kind": self.kind, "pays": {c: p for c, p in self.pays}}
         if self.kind == "wild":
             d["substitutes"] = list(self.substitutes)
+            d["multiplier"] = self.multiplier
         return d
+
+
+@dataclass(frozen=True)
+class SymbolGroup:
+    """A mixed-symbol group ("any bar"): ``members`` (regular symbol ids, two or more) and its
+    ``pays`` ``((count, pay), ...)`` in credits per multiplier credit, like a regular symbol's.
+
+    Lines games only. A line whose leading symbols (from reel 1) are all members, in any mix,
+    pays the group pay for their count; a wild that substitutes for every member stands in for
+    the group. Each line pays its highest combination, so a line of one member only pays the
+    better of that symbol's own pay and the group pay (a tie is paid as the symbol).
+    """
+
+    id: str
+    name: str
+    members: tuple[str, ...]
+    pays: tuple[tuple[int, int], ...]
+
+    def pay(self, count: int) -> int:
+        """Pay for ``count`` members in a row from reel 1 (0 below the lowest listed count)."""
+        best = 0
+        for c, p in self.pays:
+            if c <= count:
+                best = p
+        return best
+
+    @property
+    def kind(self) -> str:
+        return "group"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "members": list(self.members), "pays": {c: p for c, p in self.pays}}
 
 
 @dataclass(frozen=True)
@@ -280,7 +326,9 @@ class GameDefinition:
     Lines game: ``line_options`` (selectable line counts) and ``lines`` (line k+1 = ``lines[k]``,
     a row per reel). Reel-cost game: ``reel_costs`` = ``((reels bought, cost credits), ...)`` for
     1..reel_count. Both: ``multipliers``. ``variations`` maps a key to its :class:`Variation`
-    (iterating it yields the keys). Raises :class:`GameDefinitionError` when inconsistent.
+    (iterating it yields the keys). ``groups``: mixed-symbol groups (lines games);
+    ``wild_multiplier_combine``: ``"multiply"`` or ``"add"`` (several multiplying wilds on one
+    win). Raises :class:`GameDefinitionError` when inconsistent.
     """
 
     id: str
@@ -299,6 +347,8 @@ class GameDefinition:
     free_games: FreeGames | None = None
     progressives: tuple[ProgressiveCombo, ...] = ()
     max_award_credits: int | None = None
+    groups: tuple[SymbolGroup, ...] = ()
+    wild_multiplier_combine: str = "multiply"
     # private memo for derived tables (evaluator / par sheet); not part of the value
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
@@ -456,6 +506,10 @@ class GameDefinition:
             d["free_games"] = self.free_games.to_dict()
         if self.progressives:
             d["progressive"] = [p.to_dict() for p in self.progressives]
+        if self.groups:
+            d["groups"] = [g.to_dict() for g in self.groups]
+        if self.wild is not None:
+            d["wild_multiplier_combine"] = self.wild_multiplier_combine
         d["max_award_credits"] = self.max_award_credits
         if include_strips:
             d["strips"] = {k: [list(r) for r in v.reels] for k, v in self.variations.items()}
@@ -530,6 +584,8 @@ def _validate(g: GameDefinition) -> None:
             raise GameDefinitionError("symbols", f"at most one {kind} symbol is supported")
     if not any(s.pays for s in g.symbols):
         raise GameDefinitionError("symbols", "no symbol pays anything")
+    _validate_wild(g)
+    _validate_groups(g, kinds)
 
     _ascending_positive("bet.multipliers", g.multipliers, "multiplier")
 
@@ -680,6 +736,60 @@ def _validate_features(g: GameDefinition, kinds: Mapping[str, str]) -> None:
             raise GameDefinitionError(f"{p}.min_bet", f"must be 'max' or a positive number of credits; got {pc.min_bet_credits!r}")
 
 
+def _validate_wild(g: GameDefinition) -> None:
+    """Wild multiplier, its combination rule, and what a ways game's paying wild may not combine with."""
+    if g.wild_multiplier_combine not in WILD_COMBINES:
+        raise GameDefinitionError("wild_multiplier_combine", f"must be one of {', '.join(WILD_COMBINES)}; "
+                                  f"got {g.wild_multiplier_combine!r}")
+    for i, s in enumerate(g.symbols):
+        p = f"symbols[{i}].multiplier"
+        if not _is_int(s.multiplier) or not 1 <= s.multiplier <= MAX_WILD_MULTIPLIER:
+            raise GameDefinitionError(p, f"must be an integer 1..{MAX_WILD_MULTIPLIER}; got {s.multiplier!r}")
+        if s.multiplier != 1 and s.kind != "wild":
+            raise GameDefinitionError(p, "only a wild has a multiplier")
+        if s.kind != "wild" or g.kind != "reel_cost":
+            continue
+        if s.pays and s.multiplier != 1:
+            raise GameDefinitionError(p, "a ways (reel_cost) game's wild has either its own pays or a multiplier, "
+                                      "not both")
+        if s.pays and g.free_games is not None:
+            for ci, ch in enumerate(g.free_games.choices):
+                if any(m != 1 for m in ch.wild_multipliers):
+                    cp = f"features.free_games.choices[{ci}]" if g.free_games.has_choice else "features.free_games"
+                    raise GameDefinitionError(f"{cp}.wild_multipliers",
+                                              f"a ways game whose wild has its own pays (symbols[{i}].pays) "
+                                              "takes no wild multipliers")
+    if g.kind == "reel_cost" and g.wild_multiplier_combine != "multiply":
+        raise GameDefinitionError("wild_multiplier_combine", "a ways (reel_cost) game multiplies: every wild weighs "
+                                  "its multiplier in the ways product")
+
+
+def _validate_groups(g: GameDefinition, kinds: Mapping[str, str]) -> None:
+    ids: set[str] = set()
+    for i, grp in enumerate(g.groups):
+        p = f"groups.{grp.id}" if isinstance(grp.id, str) else f"groups[{i}]"
+        if g.kind != "lines":
+            raise GameDefinitionError(p, "symbol groups apply to lines games")
+        if not isinstance(grp.id, str) or not _GROUP_ID.match(grp.id):
+            raise GameDefinitionError(p, f"group id must match {_GROUP_ID.pattern}; got {grp.id!r}")
+        if grp.id in ids:
+            raise GameDefinitionError(p, f"duplicate group {grp.id!r}")
+        ids.add(grp.id)
+        if not isinstance(grp.name, str) or not grp.name.strip():
+            raise GameDefinitionError(f"{p}.name", "must be a non-empty string")
+        if len(grp.members) < 2:
+            raise GameDefinitionError(f"{p}.symbols", "a group needs two or more member symbols")
+        for j, m in enumerate(grp.members):
+            if kinds.get(m) != "regular":
+                what = "unknown symbol" if m not in kinds else f"a {kinds[m]} symbol cannot be a group member:"
+                raise GameDefinitionError(f"{p}.symbols[{j}]", f"{what} {m!r}")
+            if m in grp.members[:j]:
+                raise GameDefinitionError(f"{p}.symbols[{j}]", f"{m!r} is listed twice")
+        if not grp.pays:
+            raise GameDefinitionError(f"{p}.pays", "a group needs its pays")
+        _validate_pays(g, Symbol(id="GROUP", name=grp.name, pays=grp.pays), f"{p}.pays")
+
+
 def _validate_pays(g: GameDefinition, s: Symbol, path: str) -> None:
     counts = [c for c, _ in s.pays]
     for c, pay in s.pays:
@@ -700,8 +810,6 @@ def _validate_pays(g: GameDefinition, s: Symbol, path: str) -> None:
         if counts[0] < 1 or counts[-1] > g.rows * g.reel_count:
             raise GameDefinitionError(path, f"scatter counts must be 1..{g.rows * g.reel_count}")
         return
-    if s.kind == "wild" and g.kind == "reel_cost":
-        raise GameDefinitionError(path, "a wild has no pays of its own in a ways (reel_cost) game")
     if counts[0] < 2:
         raise GameDefinitionError(path, "line and way pays start at 2 of a kind or more")
     if counts != list(range(counts[0], g.reel_count + 1)):
@@ -712,7 +820,7 @@ def _validate_pays(g: GameDefinition, s: Symbol, path: str) -> None:
 
 # --------------------------------------------------------------------------- YAML
 _TOP_KEYS = {"id", "name", "kind", "rows", "reel_count", "window", "description", "symbols", "bet", "lines",
-             "features", "max_award_credits", "default_variation", "variations"}
+             "features", "max_award_credits", "default_variation", "variations", "groups", "wild_multiplier_combine"}
 
 
 def _req(d: Mapping[str, Any], key: str, path: str) -> Any:
@@ -798,6 +906,22 @@ def _wild_mults(v: Any, path: str, reel_count: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _parse_groups(v: Any) -> tuple[SymbolGroup, ...]:
+    """``{group id: {name, symbols: [member ids], pays: {count: pay}}}`` → groups in file order."""
+    out = []
+    for gid, gd in _mapping(v, "groups").items():
+        p = f"groups.{gid}"
+        gd = _mapping(gd, p)
+        _keys(gd, ("name", "symbols", "pays"), p)
+        members = _list(_req(gd, "symbols", p), f"{p}.symbols")
+        out.append(SymbolGroup(
+            id=_str(gid, p), name=_str(gd.get("name", str(gid)), f"{p}.name"),
+            members=tuple(_str(x, f"{p}.symbols[{j}]") for j, x in enumerate(members)),
+            pays=_int_map(_req(gd, "pays", p), f"{p}.pays"),
+        ))
+    return tuple(out)
+
+
 def _parse_features(v: Any, reel_count: int) -> tuple[FreeGames | None, tuple[ProgressiveCombo, ...]]:
     d = _mapping(v, "features")
     _keys(d, ("free_games", "progressive"), "features")
@@ -855,7 +979,8 @@ def parse_game(text: str) -> GameDefinition:
     """Parse and validate a game definition from YAML text (the format: docs/game-format.md).
 
     Shape (keys not listed are refused; features, ``window``, ``free_reels``, ``SYM*n`` stacks,
-    wild ``substitutes`` and ``max_award_credits`` are described in docs/game-format.md)::
+    wild ``substitutes`` and ``multiplier``, ``wild_multiplier_combine``, ``groups`` and
+    ``max_award_credits`` are described in docs/game-format.md)::
 
         id: dragon_pearl_50            # [a-z0-9_]
         name: Dragon Pearl
@@ -896,7 +1021,7 @@ def parse_game(text: str) -> GameDefinition:
         p = f"symbols[{i}]"
         sd = _mapping(sd, p)
         for k in sd:
-            if k not in ("id", "name", "kind", "pays", "substitutes"):
+            if k not in ("id", "name", "kind", "pays", "substitutes", "multiplier"):
                 raise GameDefinitionError(f"{p}.{k}", "unknown key")
         sid = _str(_req(sd, "id", p), f"{p}.id")
         subs = _list(sd.get("substitutes", []), f"{p}.substitutes")
@@ -907,8 +1032,10 @@ def parse_game(text: str) -> GameDefinition:
                 kind=_str(sd.get("kind", "regular"), f"{p}.kind"),  # type: ignore[arg-type]
                 pays=_int_map(sd.get("pays") or {}, f"{p}.pays"),
                 substitutes=tuple(_str(x, f"{p}.substitutes[{j}]") for j, x in enumerate(subs)),
+                multiplier=_int(sd.get("multiplier", 1), f"{p}.multiplier"),
             )
         )
+    groups = _parse_groups(d["groups"]) if "groups" in d else ()
 
     bet = _mapping(_req(d, "bet", ""), "bet")
     for k in bet:
@@ -975,4 +1102,29 @@ def parse_game(text: str) -> GameDefinition:
         free_games=free_games,
         progressives=progressives,
         max_award_credits=max_award,
+        groups=groups,
+        wild_multiplier_combine=_str(d.get("wild_multiplier_combine", "multiply"), "wild_multiplier_combine"),
     )
+
+
+def load_definition(text: str, source: str | None = None) -> GameDefinition:
+    """Parse and validate a game definition from YAML ``text``, named after where it came from.
+
+    ``source`` is the file name the text was read from or uploaded as (``"lucky_7s.yaml"``; a
+    directory part is ignored). With it, every error path is prefixed with the file name
+    (``lucky_7s.yaml:groups.any_bar.pays[3]``) and the definition's ``id`` must equal the file's
+    stem (``lucky_7s``), as in the catalogue. Without it this is :func:`parse_game`.
+
+    Raises :class:`GameDefinitionError` (``path`` includes the file-name prefix).
+    """
+    if source is None:
+        return parse_game(text)
+    name = re.split(r"[\\/]", source)[-1]
+    stem = re.sub(r"\.ya?ml$", "", name)
+    try:
+        game = parse_game(text)
+    except GameDefinitionError as e:
+        raise GameDefinitionError(f"{name}:{e.path}", e.message) from None
+    if game.id != stem:
+        raise GameDefinitionError(f"{name}:id", f"id {game.id!r} does not match the file name (expected {stem!r})")
+    return game

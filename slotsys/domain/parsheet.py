@@ -10,7 +10,11 @@ indexes (statistics, not money) are floats, derived from the exact variance.
 Figures (reference/slot_floor.md "Par sheet figures"), per paid game, in units of total bet
     * ``rtp`` = E[win] / total bet, with its parts: ``"line"`` or ``"way"`` and ``"scatter"``
       (the paid game) and ``"free_games"`` (everything won in free games);
-    * ``hit_frequency`` = P(the paid game wins something or awards free games);
+    * hit frequencies, named as test laboratories report them (GLI-11 style):
+      ``hit_frequency`` "hit frequency (any win incl. scatter pays and feature triggers)" = P(the
+      paid game wins something or awards free games); ``line_hit_frequency`` "line/way hit
+      frequency (base-game line or way wins only)" = P(the paid game has a line or way win);
+      ``trigger_frequency`` "feature trigger frequency" = P(the paid game awards free games);
     * ``sd`` = standard deviation of win / total bet; ``vi_90`` / ``vi_95`` = z × sd with
       z = 1.645 / 1.96;
     * free games: trigger probability, expected free games per trigger = N / (1 − E[R]) where
@@ -45,10 +49,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from slotsys.domain.evaluator import active_rows, score_line
+from slotsys.domain.evaluator import active_rows, line_state, read_line
 from slotsys.domain.game import BetOption, FreeGameChoice, GameDefinition, Variation
 
-__all__ = ["OptionFigures", "ChoiceFigures", "FreeGameFigures", "Award", "ParSheet", "par_sheet", "Z_90", "Z_95",
+__all__ = ["HIT_FREQUENCY_LABELS", "OptionFigures", "ChoiceFigures", "FreeGameFigures", "Award", "ParSheet", "par_sheet", "Z_90", "Z_95",
            "REACHABLE_ONE_IN"]
 
 Z_90 = 1.645  # volatility index confidence: 90%
@@ -77,10 +81,19 @@ class ChoiceFigures:
                 "free_games_per_trigger": float(self.free_games_per_trigger)}
 
 
+HIT_FREQUENCY_LABELS = {
+    "hit_frequency": "hit frequency (any win incl. scatter pays and feature triggers)",
+    "line_hit_frequency": "line/way hit frequency (base-game line or way wins only)",
+    "trigger_frequency": "feature trigger frequency (paid games awarding free games)",
+}
+
+
 @dataclass(frozen=True)
 class OptionFigures:
-    """Figures for one bet option with the default free-games choice (exact ``rtp`` /
-    ``hit_frequency``; ``sd`` in units of total bet); ``by_choice`` the same per choice."""
+    """Figures for one bet option with the default free-games choice (exact ``rtp`` and hit
+    frequencies, see :data:`HIT_FREQUENCY_LABELS`; ``sd`` in units of total bet); ``by_choice``
+    the same per choice. ``line_hit_frequency`` counts line (lines games) or way (ways games)
+    wins of the paid game only; ``trigger_frequency`` is 0 without free games."""
 
     bet: BetOption
     rtp: Fraction
@@ -89,6 +102,8 @@ class OptionFigures:
     sd: float
     ways: int | None = None
     by_choice: tuple[ChoiceFigures, ...] = ()
+    line_hit_frequency: Fraction = Fraction(0)
+    trigger_frequency: Fraction = Fraction(0)
 
     @property
     def volatility_index(self) -> float:
@@ -112,6 +127,10 @@ class OptionFigures:
             "rtp_parts": {k: float(v) for k, v in self.rtp_parts.items()},
             "hit_frequency": float(self.hit_frequency),
             "hit_frequency_exact": _frac(self.hit_frequency),
+            "line_hit_frequency": float(self.line_hit_frequency),
+            "line_hit_frequency_exact": _frac(self.line_hit_frequency),
+            "trigger_frequency": float(self.trigger_frequency),
+            "trigger_frequency_exact": _frac(self.trigger_frequency),
             "sd": self.sd,
             "volatility_index": self.volatility_index,
             "volatility_z": Z_90,
@@ -218,6 +237,7 @@ class ParSheet:
             "min_rtp": float(self.min_rtp),
             "choices": list(self.choices),
             "default_choice": self.default_choice,
+            "hit_frequency_labels": dict(HIT_FREQUENCY_LABELS),
             "options": [o.to_dict() for o in self.options],
             "free_games": self.free_games.to_dict() if self.free_games else None,
             "top_award": self.top_award.to_dict() if self.top_award else None,
@@ -416,6 +436,7 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
             awards[f"{sc.id} x{c}"] = Award(f"{sc.id} x{c}", Fraction(sum(hist[c:hi]), base.total),
                                             sc.pay(c) * full.credits)
     fg_figs = None
+    trigger = Fraction(sum(hist[fg.count:]), base.total) if fg is not None else Fraction(0)
     if fg is not None:
         trig = Fraction(sum(hist[fg.count:]), base.total)
         awards[f"free games ({fg.count}+ {fg.symbol})"] = Award(f"free games ({fg.count}+ {fg.symbol})", trig)
@@ -457,6 +478,7 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
         fl = _LinesData(free) if free is not None else None
         awards.update({k: Award(k, p, pay * full.multiplier) for k, (p, pay) in bl.awards.items()})
         hits = _lines_hits(base, list(game.line_options))
+        line_hits = _lines_hits(base, list(game.line_options), scatters=False)
         by_n = {}
         for n in game.line_options:
             brnd = bl.round(n)
@@ -465,7 +487,8 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
         for bet in game.bet_options():
             d, per, hf = by_n[bet.lines]
             options.append(OptionFigures(bet=bet, rtp=d.rtp, hit_frequency=hf, rtp_parts=d.rtp_parts, sd=d.sd,
-                                         by_choice=per))
+                                         by_choice=per, line_hit_frequency=Fraction(line_hits[bet.lines], base.total),
+                                         trigger_frequency=trigger))
     else:
         by_b = {}
         for b, cost in game.reel_costs:
@@ -480,13 +503,15 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
                     cache[wm] = _ways_round(free, act, wm)[0]  # type: ignore[arg-type]
                 return cache[wm]
 
-            by_b[b] = figures(cost, brnd, frnd, _ways_hits(base, act), "way")
+            by_b[b] = figures(cost, brnd, frnd, _ways_hits(base, act), "way") + (
+                Fraction(_ways_hits(base, act, scatters=False), base.total),)
             if b == game.reel_count:
                 awards.update({k: Award(k, p, pay * full.multiplier) for k, (p, pay) in way_awards.items()})
         for bet in game.bet_options():
-            d, per, hf = by_b[bet.reels]
+            d, per, hf, lhf = by_b[bet.reels]
             options.append(OptionFigures(bet=bet, rtp=d.rtp, hit_frequency=hf, rtp_parts=d.rtp_parts, sd=d.sd,
-                                         ways=game.ways(bet), by_choice=per))
+                                         ways=game.ways(bet), by_choice=per, line_hit_frequency=lhf,
+                                         trigger_frequency=trigger))
     progressive = _progressive(game, base)
     top = _top_award(game, base, awards)
     return ParSheet(
@@ -527,7 +552,58 @@ def _top_award(game: GameDefinition, rs: _Reels, awards: Mapping[str, Award]) ->
     sym, _, cnt = top.key.rpartition(" x")
     if game.kind != "lines" or sym == getattr(game.scatter, "id", None):
         return top  # ways awards and scatters are already per game
+    if sym not in rs.code or not cnt.isdigit():  # a group or wild-multiplied line award
+        p = _line_key_union_probability(game, rs, top.key)
+        return top if p is None else Award(top.key, p, top.pay_credits)
     return Award(top.key, _line_union_probability(game, rs, sym, int(cnt)), top.pay_credits)
+
+
+UNION_STATE_LIMIT = 200_000  # joint line states kept by _line_key_union_probability before it gives up
+
+
+def _line_key_union_probability(game: GameDefinition, rs: _Reels, key: str) -> Fraction | None:
+    """P(at least one played line at full bet pays award ``key``) for any line award (groups and
+    wild-multiplied awards included). Exact: a reel-by-reel walk over distinct windows keeping each
+    played line's :func:`line_state`; None when the joint states exceed ``UNION_STATE_LIMIT``
+    (the caller then keeps the per-line probability)."""
+    shapes = game.lines[: game.full_bet().lines or 0]
+    ids = rs.ids
+    states: dict[tuple, int] = {tuple(() for _ in shapes): 1}  # per line: its prefix reading so far
+    hit = 0
+    for i in range(rs.R):
+        u, cnt, _ = rs.unique_windows(i)
+        nxt: dict[tuple, int] = {}
+        memo: dict[tuple, tuple] = {}
+        for joint, x in states.items():
+            for win, y in zip(u, cnt):
+                lines = []
+                done = False
+                for li, shape in enumerate(shapes):
+                    prefix = joint[li]
+                    if prefix is None:  # decided: does not pay the award
+                        lines.append(None)
+                        continue
+                    seq = prefix + (ids[int(win[shape[i]])],)
+                    st = memo.get(seq)
+                    if st is None:
+                        st = memo[seq] = line_state(game, list(seq))
+                    if st[0] == "done" or i == rs.R - 1:
+                        best = st[1] if st[0] == "done" else read_line(game, list(seq))
+                        if best is not None and _award_key(best) == key:
+                            done = True
+                            break
+                        lines.append(None)
+                    else:
+                        lines.append(seq)
+                if done:
+                    hit += x * int(y) * math.prod(rs.n[i + 1:])
+                elif any(ln is not None for ln in lines):
+                    k = tuple(lines)
+                    nxt[k] = nxt.get(k, 0) + x * int(y)
+        if len(nxt) > UNION_STATE_LIMIT:
+            return None
+        states = nxt
+    return Fraction(hit, rs.total)
 
 
 def _line_union_probability(game: GameDefinition, rs: _Reels, sym: str, count: int) -> Fraction:
@@ -566,50 +642,46 @@ def _line_union_probability(game: GameDefinition, rs: _Reels, sym: str, count: i
 
 
 # --------------------------------------------------------------------------- lines
+def _award_key(best: tuple[str, int, int, int]) -> str:
+    """Award name of a line reading: ``"DRAGON x5"``, ``"any_bar x3"``, ``"R7 x3 (wild x4)"``."""
+    sym, count, _pay, mult = best
+    return f"{sym} x{count}" + (f" (wild x{mult})" if mult > 1 else "")
+
+
 def _line_events(rs: _Reels) -> list[tuple[list[np.ndarray], int, str | None]]:
-    """Partition of one line's outcomes into product events (a symbol set per reel).
+    """Partition of one line's outcomes into product events (a symbol set per reel) on which
+    the line pays one amount: ``(sets, pay, award key)``.
 
-    Event (w, s, k): w leading wilds, then regular s (one the wild substitutes for when w > 0),
-    then s or substituting wilds up to reel k, then a breaker; or (w, none): w leading wilds
-    then a symbol that cannot continue them (scatter, bonus, or a regular symbol the wild does
-    not substitute for); or all wilds. The pay of each event comes from the evaluator's
-    :func:`score_line` on a representative sequence.
+    Reel by reel from reel 1, the symbols of each reel are split by the evaluator's
+    :func:`line_state` of the prefix they make (two prefixes with the same state pay the same
+    for every continuation); a prefix whose readings can no longer grow ends its event, the
+    later reels taking any symbol. The pay of each event is the evaluator's :func:`read_line`
+    on a representative sequence.
     """
-    R, C, W = rs.R, rs.C, rs.wild
+    game = rs.game
+    R, C = rs.R, rs.C
+    ids = rs.ids
     ALL = np.ones(C, dtype=bool)
+    out: list[tuple[list[np.ndarray], int, str | None]] = []
 
-    def mask(*codes: int) -> np.ndarray:
-        m = np.zeros(C, dtype=bool)
-        for c in codes:
-            if c >= 0:
-                m[c] = True
-        return m
+    def emit(sets: list[np.ndarray], rep: list[str]) -> None:
+        best = read_line(game, rep)
+        out.append((sets + [ALL] * (R - len(sets)), best[2] if best else 0, _award_key(best) if best else None))
 
-    regular = [c for c in range(C) if rs.is_regular[c]]
-    events: list[list[np.ndarray]] = []
-    for w in range(0, (R if W >= 0 else 0) + 1):
-        pre = [mask(W)] * w
-        if w == R:
-            events.append(pre)
-            continue
-        starters = [s for s in regular if w == 0 or rs.subs[s]]
-        stop = [c for c in range(C) if c != W and c not in starters]
-        if stop:
-            events.append(pre + [mask(*stop)] + [ALL] * (R - w - 1))
-        for s in starters:
-            cont = mask(s, W) if rs.subs[s] else mask(s)
-            for k in range(w + 1, R + 1):
-                sets = pre + [mask(s)] + [cont] * (k - w - 1)
-                if k < R:
-                    sets += [ALL & ~cont] + [ALL] * (R - k - 1)
-                events.append(sets)
-    out = []
-    for sets in events:
-        if any(not m.any() for m in sets):
-            continue
-        rep = [rs.ids[int(np.argmax(m))] for m in sets]
-        best = score_line(rs.game, rep)
-        out.append((sets, best[2] if best else 0, f"{best[0]} x{best[1]}" if best else None))
+    def walk(sets: list[np.ndarray], rep: list[str]) -> None:
+        split: dict[tuple, list[int]] = {}
+        for c in range(C):
+            split.setdefault(line_state(game, rep + [ids[c]]), []).append(c)
+        for state, codes in split.items():
+            m = np.zeros(C, dtype=bool)
+            m[codes] = True
+            nxt, nrep = sets + [m], rep + [ids[codes[0]]]
+            if state[0] == "done" or len(nrep) == R:
+                emit(nxt, nrep)
+            else:
+                walk(nxt, nrep)
+
+    walk([], [])
     return out
 
 
@@ -622,12 +694,14 @@ class _LinesData:
         self.rs = rs
         R, rows = rs.R, rs.rows
         counts = [np.bincount(s, minlength=rs.C).astype(np.int64) for s in rs.strips]
-        events = _line_events(rs)
+        events = [e for e in _line_events(rs) if all(int((counts[i] * e[0][i]).sum()) for i in range(R))]
         total_prob = 0
         per_line = 0
         awards: dict[str, tuple[Fraction, int]] = {}
         for sets, pay, key in events:
             num = math.prod(int((counts[i] * sets[i]).sum()) for i in range(R))
+            if not num:
+                continue
             total_prob += num
             per_line += pay * num
             if key is not None:
@@ -635,7 +709,14 @@ class _LinesData:
                 awards[key] = (p0 + Fraction(num, rs.total), pay)
         assert total_prob == rs.total, "line events must partition the outcomes"
         self.per_line = per_line
-        self.awards = awards
+        order = {x: i for i, x in enumerate([s.id for s in game.symbols] + [g.id for g in game.groups])}
+
+        def rank(key: str) -> tuple[int, int, str]:
+            sym, _, rest = key.partition(" x")
+            count, _, mult = rest.partition(" ")
+            return order.get(sym, len(order)), int(count), mult
+
+        self.awards = {k: awards[k] for k in sorted(awards, key=rank)}  # paytable order: symbol, count, multiplier
 
         paying = [(sets, pay) for sets, pay, _ in events if pay > 0]
         E = len(paying)
@@ -707,8 +788,9 @@ class _LinesData:
         return _Round(total=self.rs.total, hist=self.rs.hist, v=n * self.per_line, v2=v2, vc=vc)
 
 
-def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
-    """Exact number of stop combinations with a line win or ``rs.need`` scatters, per line count.
+def _lines_hits(rs: _Reels, line_counts: list[int], scatters: bool = True) -> dict[int, int]:
+    """Exact number of stop combinations with a line win or ``rs.need`` scatters, per line count
+    (``scatters=False``: with a line win only).
 
     Reel-by-reel enumeration of distinct windows. A branch keeps, per line, the state of its
     left-to-right reading (leading wilds, candidate symbol, length) only while the line can
@@ -725,6 +807,17 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
     PTw = PT[W] if W >= 0 else np.zeros(R + 1, dtype=np.int64)
     can_pay = PT[:, R] > 0
     subs = rs.subs
+    need = rs.need if scatters else rs.maxc + 1
+    rest_ok_tab = rs.rest_ok if scatters else np.zeros_like(rs.rest_ok)
+    grp = game.groups
+    G = len(grp)
+    GM = np.array([[rs.ids[c] in g.members for c in range(rs.C)] for g in grp], dtype=bool).reshape(G, rs.C)
+    gsubs = set(game.substitutable())
+    GS = np.array([W >= 0 and set(g.members) <= gsubs for g in grp], dtype=bool)
+    GP = np.array([[g.pay(c) for c in range(R + 1)] for g in grp], dtype=np.int64).reshape(G, R + 1)
+    ga = np.ones((L, G), dtype=bool)  # group run still growing
+    gl = np.zeros((L, G), dtype=np.int64)  # its length
+    gm = np.zeros((L, G), dtype=bool)  # a member seen in it
 
     w = np.ones(1, dtype=object)
     sc = np.zeros(1, dtype=np.int64)
@@ -746,7 +839,7 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
         msec = np.repeat(msec, nu)
         cst = (st[:, None] * nu + np.arange(nu)[None, :]).ravel()
         win = np.tile(np.arange(nu), len(st))
-        ln, wa, wl, c0, sa0, sl = (np.repeat(a, nu) for a in (ln, wa, wl, cand, sa, sl))
+        ln, wa, wl, c0, sa0, sl, ga, gl, gm = (np.repeat(a, nu, axis=0) for a in (ln, wa, wl, cand, sa, sl, ga, gl, gm))
         x = X[win, ln]
         isW = x == W if W >= 0 else np.zeros(len(x), dtype=bool)
         isReg = rs.is_regular[x]
@@ -761,11 +854,19 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
         cand = np.where(sa0 & starts, x, c0)
         cc = np.clip(cand, 0, None)
         paid = (PTw[wl] > 0) | ((cand >= 0) & (PT[cc, sl] > 0))
+        live = (wa & (PTw[R] > 0)) | (sa & ((cand == -1) | can_pay[cc]))
+        if G:
+            mem = GM[:, x].T
+            ga = ga & (mem | (GS[None, :] & isW[:, None]))
+            gl = gl + ga
+            gm = gm | (ga & mem)
+            paid = paid | (gm & (np.take_along_axis(GP.T, gl, axis=0) > 0)).any(axis=1)
+            live = live | (ga & (GP[:, R] > 0)[None, :]).any(axis=1)
         np.minimum.at(msec, cst[paid], ln[paid])
-        live = ((wa & (PTw[R] > 0)) | (sa & ((cand == -1) | can_pay[cc]))) & ~paid & (ln < msec[cst])
+        live = live & ~paid & (ln < msec[cst])
         undecided = np.zeros(M * nu, dtype=bool)
         undecided[cst[live]] = True
-        undecided &= sc < rs.need
+        undecided &= sc < need
         if k == R - 1:
             undecided[:] = False
         done = ~undecided
@@ -776,13 +877,13 @@ def _lines_hits(rs: _Reels, line_counts: list[int]) -> dict[int, int]:
         remap = np.cumsum(undecided) - 1
         keep = live & undecided[cst]
         st = remap[cst[keep]]
-        ln, wa, wl, cand, sa, sl = (a[keep] for a in (ln, wa, wl, cand, sa, sl))
+        ln, wa, wl, cand, sa, sl, ga, gl, gm = (a[keep] for a in (ln, wa, wl, cand, sa, sl, ga, gl, gm))
         w, sc, msec = w[undecided], sc[undecided], msec[undecided]
         if len(w) == 0:
             break
     tw, tm, tsc, tk = (np.concatenate(a) for a in (term_w, term_m, term_sc, term_k))
     rest_total = np.array(rs.rest_total, dtype=object)[tk]
-    rest_ok = rs.rest_ok[tk, np.minimum(tsc, rs.rest_ok.shape[1] - 1)]
+    rest_ok = rest_ok_tab[tk, np.minimum(tsc, rest_ok_tab.shape[1] - 1)]
     return {n: int((tw * np.where(tm < n, rest_total, rest_ok)).sum()) for n in line_counts}
 
 
@@ -794,7 +895,8 @@ def _ways_round(rs: _Reels, act: tuple[tuple[int, ...], ...], wild_mults: tuple[
     R = rs.R
     W = rs.wild
     paying = [c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c].max() > 0]
-    wm = wild_mults or (1,) * R
+    wmult = rs.game.wild.multiplier if rs.game.wild else 1
+    wm = tuple(x * wmult for x in (wild_mults or (1,) * R))
     # m[i][s] (n_i,) = weighted matching active positions of symbol s on reel i per stop
     m = []
     for i in range(R):
@@ -803,6 +905,9 @@ def _ways_round(rs: _Reels, act: tuple[tuple[int, ...], ...], wild_mults: tuple[
                       ).astype(np.int64) for s in paying})
     events = []  # (pay, [g_i vectors])
     awards: dict[str, tuple[Fraction, int]] = {}
+    if W >= 0 and rs.PT[W].max() > 0:
+        events, awards = _wild_pay_way_events(rs, act, paying, m)
+        paying = []
     for s in paying:
         for n in range(1, R + 1):
             pay = int(rs.PT[s, n])
@@ -841,32 +946,81 @@ def _ways_round(rs: _Reels, act: tuple[tuple[int, ...], ...], wild_mults: tuple[
     return _Round(total=rs.total, hist=rs.hist, v=mean_num, v2=sq_num, vc=vc), awards
 
 
-def _ways_hits(rs: _Reels, act: tuple[tuple[int, ...], ...]) -> int:
-    """Exact number of stop combinations with a way win or ``rs.need`` scatters."""
+def _wild_pay_way_events(rs: _Reels, act: tuple[tuple[int, ...], ...], paying: list[int],
+                         m: list[dict[int, np.ndarray]]) -> tuple[list, dict[str, tuple[Fraction, int]]]:
+    """Product events of a ways game whose wild has its own pays (evaluator rules): the wild's
+    n-of-a-kind (wild counts on reels 1..n, no wild on reel n+1), and per symbol s, count n and
+    leading wilds j: wilds on reels 1..j, s itself on reel j+1, s or wild up to reel n, neither on
+    reel n+1, paying max(pay_s(n), pay_wild(j)) per way. Returns (events, awards)."""
     R, W = rs.R, rs.wild
-    paying = np.array([c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c].max() > 0], dtype=np.int64)
+    wc, sc = [], []
+    for i in range(R):
+        w = rs.windows[i][:, list(act[i])]
+        wc.append((w == W).sum(axis=1).astype(np.int64))
+        sc.append({s: (w == s).sum(axis=1).astype(np.int64) for s in paying})
+    ones = [np.ones(rs.n[i], dtype=np.int64) for i in range(R)]
+    events: list = []
+    awards: dict[str, tuple[Fraction, int]] = {}
+    PTw = rs.PT[W]
+    for n in range(1, R + 1):
+        if PTw[n]:
+            g = wc[:n] + ([(wc[n] == 0).astype(np.int64)] if n < R else []) + ones[n + 1:]
+            events.append((int(PTw[n]), g))
+            awards[f"{rs.ids[W]} x{n}"] = (Fraction(math.prod(int((gi > 0).sum()) for gi in g), rs.total), int(PTw[n]))
+    for s in paying:
+        sub = bool(rs.subs[s])
+        for n in range(1, R + 1):
+            brk = [(m[n][s] == 0).astype(np.int64)] if n < R else []
+            for j in range(n if sub else 1):
+                pay = max(int(rs.PT[s, n]), int(PTw[j]))
+                if pay:
+                    g = wc[:j] + [sc[j][s]] + [m[i][s] for i in range(j + 1, n)] + brk + ones[n + 1:]
+                    events.append((pay, g))
+            if rs.PT[s, n]:
+                tail = math.prod(int((gi > 0).sum()) for gi in brk + ones[n + 1:])
+                some = math.prod(int((m[i][s] > 0).sum()) for i in range(n))
+                wild_only = math.prod(int(((sc[i][s] == 0) & (wc[i] > 0)).sum()) for i in range(n)) if sub else 0
+                awards[f"{rs.ids[s]} x{n}"] = (Fraction((some - wild_only) * tail, rs.total), int(rs.PT[s, n]))
+    return events, awards
+
+
+def _ways_hits(rs: _Reels, act: tuple[tuple[int, ...], ...], scatters: bool = True) -> int:
+    """Exact number of stop combinations with a way win or ``rs.need`` scatters
+    (``scatters=False``: with a way win only).
+
+    A wild with its own pays is one more candidate (wilds only); a symbol's way then needs the
+    symbol itself on one of its reels (the ways made of wilds only are the wild's)."""
+    R, W = rs.R, rs.wild
+    need = rs.need if scatters else rs.maxc + 1
+    rest_ok_tab = rs.rest_ok if scatters else np.zeros_like(rs.rest_ok)
+    wild_pays = W >= 0 and rs.PT[W].max() > 0
+    paying = np.array([c for c in range(rs.C) if rs.is_regular[c] and rs.PT[c].max() > 0] + ([W] if wild_pays else []),
+                      dtype=np.int64)
     minpay = np.array([int(np.argmax(rs.PT[c] > 0)) for c in paying], dtype=np.int64)
-    subs = rs.subs[paying]
+    subs = rs.subs[paying] & (paying != W)
     hits = 0
     w = np.ones(1, dtype=object)
     sc = np.zeros(1, dtype=np.int64)
     alive = np.ones((1, len(paying)), dtype=bool)
+    seen = np.full((1, len(paying)), not wild_pays, dtype=bool)  # the symbol itself on a matched reel
     for k in range(R):
         u, cnt, scat = rs.unique_windows(k)
         ua = u[:, list(act[k])]
-        has = ((ua[:, :, None] == paying[None, None, :]) | ((ua[:, :, None] == W) & subs[None, None, :])).any(axis=1)
+        own = (ua[:, :, None] == paying[None, None, :]).any(axis=1)
+        has = own | ((ua[:, :, None] == W) & subs[None, None, :]).any(axis=1)
         nu, M = len(u), len(w)
         p = np.repeat(np.arange(M), nu)
         c = np.tile(np.arange(nu), M)
         w, sc = w[p] * cnt[c].astype(object), sc[p] + scat[c]
         alive = alive[p] & has[c]
-        secured = (alive & (k + 1 >= minpay)[None, :]).any(axis=1)
-        hit = secured | (sc >= rs.need)
+        seen = seen[p] | (alive & own[c])
+        secured = (alive & seen & (k + 1 >= minpay)[None, :]).any(axis=1)
+        hit = secured | (sc >= need)
         hits += int(w[hit].sum()) * rs.rest_total[k + 1]
         dead = ~hit & ~alive.any(axis=1)
-        hits += int((w[dead] * rs.rest_ok[k + 1, np.minimum(sc[dead], rs.rest_ok.shape[1] - 1)]).sum())
+        hits += int((w[dead] * rest_ok_tab[k + 1, np.minimum(sc[dead], rest_ok_tab.shape[1] - 1)]).sum())
         keep = ~hit & ~dead
-        w, sc, alive = w[keep], sc[keep], alive[keep]
+        w, sc, alive, seen = w[keep], sc[keep], alive[keep], seen[keep]
         if len(w) == 0:
             break
     return hits

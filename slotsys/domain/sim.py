@@ -9,7 +9,9 @@ against :func:`slotsys.domain.evaluator.evaluate` on the same stops.
 How a batch is played: every reel's stop is drawn uniformly (``numpy.random.Generator`` on
 PCG64, seeded); the paid game's line or way pay comes from table look-ups; ways games split the
 reels into a prefix (reels 1..k, one joint table) and a suffix (the rest), so a spin costs two
-row gathers and one dot product per paying symbol. Paid games that award free games then play
+row gathers and one dot product per paying symbol. A ways game whose wild has its own pays is
+scored per batch from per-reel wild and symbol counts with the evaluator's per-way rule (a test
+checks it stop by stop against the evaluator). Paid games that award free games then play
 them round by round, every pending feature at once, on the free-game strips with the chosen
 configuration's wild and win multipliers, retriggers included.
 
@@ -52,6 +54,7 @@ class SimResult:
     total_win: int = 0
     sum_sq: float = 0.0  # Σ (win / total bet)²
     hits: int = 0
+    line_hits: int = 0  # paid games with a line or way win
     triggers: int = 0
     free_games: int = 0
     max_win: int = 0
@@ -74,7 +77,18 @@ class SimResult:
 
     @property
     def hit_frequency(self) -> float:
+        """Paid games with any win, scatter pays and free-games awards included."""
         return self.hits / self.spins if self.spins else 0.0
+
+    @property
+    def line_hit_frequency(self) -> float:
+        """Paid games with a line (lines game) or way (ways game) win."""
+        return self.line_hits / self.spins if self.spins else 0.0
+
+    @property
+    def trigger_frequency(self) -> float:
+        """Paid games awarding free games."""
+        return self.triggers / self.spins if self.spins else 0.0
 
     def standard_error(self, sd: float | None = None) -> float:
         """SD / √n with ``sd`` (the exact SD when given, else the sample SD)."""
@@ -83,7 +97,8 @@ class SimResult:
     def to_dict(self) -> dict:
         return {"game": self.game_id, "variation": self.variation, "bet": self.bet.to_dict(), "choice": self.choice,
                 "seed": self.seed, "spins": self.spins, "rtp": self.rtp, "sd": self.sd,
-                "hit_frequency": self.hit_frequency, "triggers": self.triggers, "free_games": self.free_games,
+                "hit_frequency": self.hit_frequency, "line_hit_frequency": self.line_hit_frequency,
+                "trigger_frequency": self.trigger_frequency, "triggers": self.triggers, "free_games": self.free_games,
                 "max_win_credits": self.max_win, "progressive": dict(self.progressive)}
 
 
@@ -112,6 +127,8 @@ class _Round:
                     for pc in game.progressives}
         if game.kind == "lines":
             self._lines(bet, strips)
+        elif game.wild is not None and game.wild.pays:
+            self._ways_wild_pays(bet, strips)
         else:
             self._ways(bet, strips, wild_mults)
 
@@ -199,6 +216,53 @@ class _Round:
         # the pay for n < 1 never exists; n == k handled by the suffix's first term
         self.kind = "ways"
 
+    # ---- ways with a paying wild: per-reel counts, the evaluator's rule computed per batch
+    def _ways_wild_pays(self, bet: BetOption, strips) -> None:
+        """Per reel and stop: wild count ``wc`` and each paying symbol's own count on the active
+        rows. A way-win per symbol sums, over its leading wilds j, the ways with exactly j
+        leading wilds × max(pay(n), wild pay(j)) (evaluator rule); the wild pays its own ways."""
+        game = self.game
+        act = active_rows(game, bet)
+        wild = game.wild.id
+        paying = [s for s in game.symbols if s.kind == "regular" and s.pays]
+        subs = game.substitutable()
+        R = self.R
+
+        def count(i: int, sym: str) -> np.ndarray:
+            st = strips[i]
+            n = len(st)
+            return np.array([sum(1 for r in act[i] if st[(t + r) % n] == sym) for t in range(n)], dtype=np.int64)
+
+        self.wc = [count(i, wild) for i in range(R)]
+        self.sc = [[count(i, s.id) for i in range(R)] for s in paying]
+        self.sub = [s.id in subs for s in paying]
+        self.PT = np.array([[s.pay(k) for k in range(R + 1)] for s in paying], dtype=np.int64).reshape(len(paying), R + 1)
+        self.PTw = np.array([game.wild.pay(k) for k in range(R + 1)], dtype=np.int64)
+        self.kind = "ways_wild_pays"
+
+    def _wild_pay_ways(self, stops: np.ndarray) -> np.ndarray:
+        N, R = len(stops), self.R
+        WC = np.stack([self.wc[i][stops[:, i]] for i in range(R)], axis=1)
+        WCP = np.ones((N, R + 1), dtype=np.int64)  # WCP[:, j] = product of wild counts on reels 1..j
+        WCP[:, 1:] = np.cumprod(WC, axis=1)
+        w = np.cumprod(WC > 0, axis=1).sum(axis=1)
+        rows = np.arange(N)
+        v = self.PTw[w] * WCP[rows, w]
+        for k, sc in enumerate(self.sc):
+            SC = np.stack([sc[i][stops[:, i]] for i in range(R)], axis=1)
+            MT = SC + WC if self.sub[k] else SC
+            n = np.cumprod(MT > 0, axis=1).sum(axis=1)
+            CP = np.ones((N, R + 1), dtype=np.int64)  # CP[:, i] = product of matches on reels 1..i
+            CP[:, 1:] = np.cumprod(MT, axis=1)
+            top = CP[rows, n]
+            pn = self.PT[k][n]
+            for j in range(R if self.sub[k] else 1):
+                ok = j < n
+                rest = np.where(ok, top // np.where(CP[:, j + 1] == 0, 1, CP[:, j + 1]), 0)
+                cnt = WCP[:, j] * SC[:, j] * rest
+                v = v + cnt * np.maximum(pn, self.PTw[j])
+        return v
+
     def pay(self, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(line/way pay per multiplier credit, scatter count) for an (N × R) array of stops."""
         sc = self.scat[0][stops[:, 0]]
@@ -209,6 +273,8 @@ class _Round:
             for i in range(1, self.R):
                 code += self.line_tables[i][stops[:, i]]
             v = self.pay_table[code].sum(axis=1)
+        elif self.kind == "ways_wild_pays":
+            v = self._wild_pay_ways(stops)
         else:
             k = self.k
             pi = stops[:, :k] @ self.prefix_strides
@@ -293,7 +359,9 @@ class Simulator:
         while done < spins:
             n = min(batch, spins - done, max(1, next_cp - done) if next_cp > done else batch)
             stops = self._draw(gen, n, self.base)
-            win, sc = self.base_pays(stops)
+            v, sc = self.base.pay(stops)
+            win = v * self.bet.multiplier + self.f[sc] * self.bet.credits
+            res.line_hits += int((v > 0).sum())
             hit = win > 0
             if self.fg is not None:
                 awarded = self.awards[sc]

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from slotsys.domain.game import GameDefinition, GameDefinitionError, parse_game
+from slotsys.domain.game import GameDefinition, load_definition
 
 __all__ = ["load_game", "catalogue", "set_uploaded_source", "GAMES_DIR"]
 
@@ -35,13 +35,7 @@ def _load(game_id: str) -> GameDefinition:
     path = GAMES_DIR / f"{game_id}.yaml"
     if not _ID.match(game_id) or not path.is_file():
         raise KeyError(f"unknown game {game_id!r}")
-    try:
-        game = parse_game(path.read_text(encoding="utf-8"))
-    except GameDefinitionError as e:
-        raise GameDefinitionError(f"{path.name}:{e.path}", e.message) from None
-    if game.id != game_id:
-        raise GameDefinitionError(f"{path.name}:id", f"id {game.id!r} does not match the file name")
-    return game
+    return load_definition(path.read_text(encoding="utf-8"), path.name)
 
 
 def load_game(game_id: str) -> GameDefinition:

@@ -259,8 +259,11 @@ def test_invalid_definitions_are_refused_with_a_path(mutate, path):
 def test_reel_cost_specific_rules():
     d = copy.deepcopy(TINY_WAYS)
     d["symbols"][1]["pays"] = {3: 5}
-    with pytest.raises(GameDefinitionError, match="wild has no pays"):
+    assert build(d).wild.pays == ((3, 5),)  # a ways game's wild may pay on its own
+    d["symbols"][1]["multiplier"] = 2
+    with pytest.raises(GameDefinitionError, match="either its own pays or a multiplier") as e:
         build(d)
+    assert e.value.path == "symbols[1].multiplier"
     d = copy.deepcopy(TINY_WAYS)
     d["bet"]["reel_costs"] = {1: 1, 3: 7}
     with pytest.raises(GameDefinitionError) as e:

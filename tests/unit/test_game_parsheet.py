@@ -336,6 +336,8 @@ def test_checked_in_par_sheets_are_current():
             now = json.loads(json.dumps(par_sheet(game, v).to_dict()))
             assert kept["rtp_full_bet_exact"] == now["rtp_full_bet_exact"], (game_id, v)
             assert [o["rtp_exact"] for o in kept["options"]] == [o["rtp_exact"] for o in now["options"]]
+            for k in ("hit_frequency_exact", "line_hit_frequency_exact", "trigger_frequency_exact"):
+                assert [o[k] for o in kept["options"]] == [o[k] for o in now["options"]], (game_id, v, k)
             assert (root / f"{game_id}_{v}.txt").read_text().startswith(game.name)
 
 

@@ -53,7 +53,8 @@
     signed_out: ["signed out", "로그아웃됨"],
     connected: ["live", "실시간"], congrats: ["Congratulations!", "축하합니다!"],
     variation: ["Variation", "버전"], rtp_full: ["RTP at full bet", "최대 베팅 RTP"], min_rtp: ["Lowest RTP", "최저 RTP"],
-    hit_freq: ["Hit frequency", "당첨 빈도"], option: ["Bet option", "베팅 옵션"], top_award: ["Top award", "최고 당첨"],
+    hit_freq: ["Hit frequency (any win incl. scatter pays and feature triggers)", "당첨 빈도 (스캐터·피처 포함)"],
+    line_hit_freq: ["Line/way hit frequency (base-game line or way wins only)", "라인/웨이 당첨 빈도 (기본 게임 라인·웨이 당첨만)"], option: ["Bet option", "베팅 옵션"], top_award: ["Top award", "최고 당첨"],
     award: ["Award", "당첨"], cycle: ["1 in", "확률 1/"], probability: ["Probability", "확률"]
   };
 

@@ -22,9 +22,9 @@
       var seen = {}, rows = [];
       s.options.forEach(function (o) {
         var k = o.bet.lines + "/" + o.bet.reels; if (seen[k]) return; seen[k] = 1;
-        rows.push([o.bet.lines ? o.bet.lines + " lines" : "reels 1-" + o.bet.reels, pct(o.rtp), o.hit_frequency.toFixed(4), o.sd.toFixed(3), o.vi_90.toFixed(3)]);
+        rows.push([o.bet.lines ? o.bet.lines + " lines" : "reels 1-" + o.bet.reels, pct(o.rtp), o.hit_frequency.toFixed(4), (o.line_hit_frequency || 0).toFixed(4), o.sd.toFixed(3), o.vi_90.toFixed(3)]);
       });
-      table("options", [SS.t("option"), "RTP", SS.t("hit_freq"), "SD", "VI 90%"], rows);
+      table("options", [SS.t("option"), "RTP", SS.t("hit_freq"), SS.t("line_hit_freq"), "SD", "VI 90%"], rows);
       table("awards", [SS.t("award"), "credits", SS.t("probability"), SS.t("cycle")], s.awards.map(function (a) {
         return [a.award, SS.num(a.pay_credits), a.probability.toExponential(3), SS.num(Math.round(a.cycle))];
       }));

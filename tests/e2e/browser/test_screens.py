@@ -264,6 +264,11 @@ def test_par_sheet_page_shows_the_exact_figures_and_charts(page, live):
     login(page, api, "operator")
     page.wait_for_selector("#rtp-full")
     assert page.inner_text("#rtp-full").startswith("92.0")
+    page.wait_for_selector("#options th >> nth=3")
+    heads = [th.inner_text() for th in page.query_selector_all("#options th")]
+    assert heads[2].startswith("Hit frequency (any win") and heads[3].startswith("Line/way hit frequency")
+    first = [td.inner_text() for td in page.query_selector_all("#options tr:nth-child(2) td")]
+    assert float(first[3]) < float(first[2])  # line hits only, fewer than any win
     page.wait_for_function("() => [...document.querySelectorAll('img.chart')].length === 3 && "
                            "[...document.querySelectorAll('img.chart')].every(i => i.complete && i.naturalWidth > 0)",
                            timeout=20_000)

@@ -145,6 +145,8 @@ def test_par_sheet_figures_and_refusals(api):
     assert {g["id"] for g in games} >= {"dragon_pearl_50", "tiger_reels_243"}
     s = api.as_staff("operator", "GET", "/api/v1/games/dragon_pearl_50/par-sheet?variation=95", key=None).json
     assert s["variation"] == "95" and 0.9497 < s["rtp_full_bet"] < 0.9499 and s["charts"] == ["rtp", "parts", "awards"]
+    o = s["options"][-1]
+    assert 0 < o["line_hit_frequency"] < o["hit_frequency"] and 0 < o["trigger_frequency"] < o["hit_frequency"]
     r = api.as_staff("operator", "GET", "/api/v1/games/nope/par-sheet", key=None)
     assert r.status_code == 404 and r.json["field"] == "game"
     r = api.as_staff("operator", "GET", "/api/v1/games/dragon_pearl_50/par-sheet?variation=99", key=None)
