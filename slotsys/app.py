@@ -64,6 +64,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     for bp in (system_bp, staff_bp, machines_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
         app.register_blueprint(bp)
+    from slotsys.api.floor_events import bp as floor_events_bp  # machine events, alerts, handpays
+    app.register_blueprint(floor_events_bp)
     from slotsys.web.pages import register_screens  # issue 10: the pages + their read-only API
     register_screens(app)
     from slotsys.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN

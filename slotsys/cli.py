@@ -103,6 +103,7 @@ def run(threads: int) -> None:
 
     app = create_app(settings)
     _start_embedded_purge(settings)  # no beat in the embedded default: purge old idempotency records here
+    app.extensions["slotsys"].events.embedded_sweep = settings.eager  # and the machines' offline sweep
     click.echo(f"serving on http://{settings.host}:{settings.port}  (database: {settings.database_url.split('@')[-1]}, "
                f"tasks: {'in-process' if settings.eager else 'Celery via ' + str(settings.redis_url)})")
     _Gunicorn.serve(app, {"bind": f"{settings.host}:{settings.port}", "workers": 1, "threads": threads,
