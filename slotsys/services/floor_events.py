@@ -19,8 +19,9 @@
   at or above ``SLOTSYS_HANDPAY_TWO_PERSON_WON`` a different supervisor/admin signs second; the handpay is
   paid when the last needed signature is given, exactly once per Idempotency-Key).
 
-Every alert change is published after its commit on the live channel as ``{"event": "alert", "id", "state",
-"machine"}`` (details are read through ``GET /api/v1/alerts`` with the reader's own token).
+Every alert change is published after its commit on the live channel as ``{"event": "alert", "id", "state"}``,
+a notice only: the channel also reaches signage and machines, so the console reads the details through
+``GET /api/v1/alerts`` with its own token.
 """
 
 from __future__ import annotations
@@ -144,8 +145,8 @@ class FloorEventsService:
 
     # ------------------------------------------------------------------ helpers
     def _announce(self, uow, alert, asset: str) -> None:
-        message = json.dumps({"event": "alert", "id": alert.id, "state": alert.state, "machine": asset,
-                              "kind": alert.kind, "security": alert.security})
+        # a notice only (the live channel also reaches signage and machines): readers fetch the alert itself
+        message = json.dumps({"event": "alert", "id": alert.id, "state": alert.state})
         uow.after_commit(lambda: self.publish(CHANNEL, message))
 
     def _open_alert(self, uow, m, kind: V.EventKind, event, now: datetime, detail: dict | None = None,
