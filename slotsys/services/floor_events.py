@@ -185,7 +185,8 @@ class FloorEventsService:
     def report(self, principal: Principal, asset: str, events: list[dict], idem_key: str | None = None
                ) -> tuple[int, dict, bool]:
         """Record a batch of events a machine reported. ``events``: [{kind?, sas_code?, reported_at?, game_number?,
-        amount?, detail?}] (each needs ``kind`` or ``sas_code``; ``amount``: won, for a handpay pending).
+        amount?, detail?}] (each needs ``kind`` or ``sas_code``; ``amount``: won, the amount a handpay pending
+        names, kept in the event's detail: the queued handpay is the machine's cashable credits).
 
         All or nothing: an unknown kind / code anywhere refuses the batch (422 naming ``events[i].kind`` or
         ``events[i].sas_code``). Returns 201 ``{machine, events: [event + alert_id]}``; with an Idempotency-Key a
@@ -219,6 +220,8 @@ class FloorEventsService:
 
     def _apply(self, uow, m, kind: V.EventKind, e: dict, now: datetime) -> dict:
         detail = dict(e.get("detail") or {})
+        if e.get("amount") is not None:
+            detail["amount"] = e["amount"]
         game_number = e.get("game_number")
         alert_kind, security = (kind if kind.alert else None), None
         if kind.kind == "main_door_opened":
@@ -249,17 +252,17 @@ class FloorEventsService:
                                      detail={"event": kind.kind, **({"game_number": game_number} if game_number else {})},
                                      security=security)
         if kind.kind == "handpay_pending":
-            self._queue_machine_handpay(uow, m, e.get("amount"), now)
+            self._queue_machine_handpay(uow, m, now)
         return {**event_view(row, m.asset_number), "alert_id": alert.id if alert is not None else None}
 
-    def _queue_machine_handpay(self, uow, m, amount: int | None, now: datetime) -> None:
-        """A machine's handpay pending: a cancelled-credit handpay joins the queue (one pending per machine),
-        unless a jackpot handpay of this machine is already waiting (the jackpot controller locked it)."""
+    def _queue_machine_handpay(self, uow, m, now: datetime) -> None:
+        """A machine's handpay pending: its cashable credits (cashable + non-restricted promotional, the amount a
+        handpay receipt pays) join the queue as a cancelled-credit handpay (one pending per machine), unless a
+        jackpot handpay of this machine is already waiting (the jackpot controller locked it)."""
         if m.status == "handpay" or uow.floor_events.pending_handpay(m.id, "cancelled_credit") is not None:
             return
-        if amount is None:
-            credits = uow.machines.credits(m.asset_number)
-            amount = credits.cashable + credits.nonrestricted
+        credits = uow.machines.credits(m.asset_number)
+        amount = credits.cashable + credits.nonrestricted
         if amount > 0:
             uow.floor_events.add_handpay(machine_id=m.id, source="cancelled_credit", amount=amount, state="pending",
                                          created_at=now, payout={})
@@ -408,14 +411,24 @@ class FloorEventsService:
         return view
 
     # ------------------------------------------------------------------ handpays
-    def _sync_jackpot_handpays(self, uow) -> None:
-        """Jackpot hits waiting for a handpay that are not yet in the queue are added (the jackpot controller
-        locks the machine and keeps the hit; the queue adds the sign-off)."""
-        for hit in uow.levels.hits_with_status(("handpay",)):
+    def _sync_queue(self, uow) -> None:
+        """Bring the queue up to date: jackpot hits waiting for a handpay join it (the jackpot controller locks the
+        machine and keeps the hit; the queue adds the sign-off); a pending row that was settled another way (the
+        hit paid through ``/jackpots/hits/<id>/handpay``, the credits paid through ``/tickets/machines/<a>/handpay``
+        or cashed out) is closed as ``cancelled`` with the reason in ``payout``."""
+        waiting = {hit.id: hit for hit in uow.levels.hits_with_status(("handpay",))}
+        for hit in waiting.values():
             if uow.floor_events.handpay_for_hit(hit.id) is None:
                 uow.floor_events.add_handpay(machine_id=hit.machine_id, source="jackpot", hit_id=hit.id,
                                              amount=hit.amount_won, state="pending", created_at=hit.created_at,
                                              payout={})
+        for h, asset in uow.floor_events.handpays(states=("pending",), limit=500):
+            if h.source == "jackpot" and h.hit_id not in waiting:
+                h.state, h.payout = "cancelled", {"closed": "the jackpot hit was settled without this queue"}
+            elif h.source == "cancelled_credit":
+                credits = uow.machines.credits(asset)
+                if credits.cashable + credits.nonrestricted == 0:
+                    h.state, h.payout = "cancelled", {"closed": "the machine has no cashable credits left"}
 
     def handpays(self, principal: Principal, *, state: str | None, before_id: int | None, limit: int) -> dict:
         """The handpay queue, newest first (attendant, supervisor, operator, auditor). ``state``: pending | paid."""
@@ -423,7 +436,7 @@ class FloorEventsService:
         if state is not None and state not in ("pending", "paid", "cancelled"):
             raise ValidationFailed("state must be pending, paid or cancelled", field="state")
         with self.ctx.uow() as uow:
-            self._sync_jackpot_handpays(uow)
+            self._sync_queue(uow)
             rows = uow.floor_events.handpays(states=(state,) if state else None, before_id=before_id, limit=limit)
             out = {"handpays": [handpay_view(h, asset, self.settings.handpay_two_person_won) for h, asset in rows],
                    "two_person_won": self.settings.handpay_two_person_won,
@@ -485,6 +498,11 @@ class FloorEventsService:
         from tito.services.tickets import issue_handpay_receipt
 
         m = uow.machines.get(asset, for_update=True)
+        credits = uow.machines.credits(asset)
+        if credits.cashable + credits.nonrestricted != h.amount:  # the signers signed for this amount
+            raise Conflict(f"the machine's cashable credits are now ₩{credits.cashable + credits.nonrestricted:,}, "
+                           f"not the ₩{h.amount:,} of handpay {h.id}: cancel it and queue a new one",
+                           field="handpay_id")
         return {"receipt": issue_handpay_receipt(uow, self.ctx, m, h.signer1)}
 
 

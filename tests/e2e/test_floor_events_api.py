@@ -213,14 +213,27 @@ def test_cancelled_credit_handpay_two_person_sign_off(api, monkeypatch):
 
 
 def test_small_handpay_needs_one_signer(api):
-    r = _events(api, "M011", {"kind": "handpay_pending", "amount": 20_000})
-    assert r.status_code == 201
     api.as_machine("M011", "POST", "/api/v1/machines/M011/bill-in", {"amount": 10_000})
+    r = _events(api, "M011", {"kind": "handpay_pending", "amount": 10_000})
+    assert r.status_code == 201 and r.json["events"][0]["detail"]["amount"] == 10_000
     hp = next(h for h in api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
               if h["machine"] == "M011")
-    assert hp["signers_needed"] == 1
+    assert hp["signers_needed"] == 1 and hp["amount"] == 10_000
     r = api.as_staff("attendant", "POST", f"/api/v1/handpays/{hp['id']}/sign")
-    assert r.status_code == 200 and r.json["state"] == "paid"
+    assert r.status_code == 200 and r.json["state"] == "paid" and r.json["signer2"] is None
+    assert r.json["payout"]["receipt"]["ticket"]["amount"] == 10_000
+
+
+def test_handpay_is_not_paid_when_the_credits_changed_after_it_was_queued(api):
+    api.as_machine("M013", "POST", "/api/v1/machines/M013/bill-in", {"amount": 10_000})
+    _events(api, "M013", {"sas_code": 0x51})
+    hp = next(h for h in api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
+              if h["machine"] == "M013")
+    api.as_machine("M013", "POST", "/api/v1/machines/M013/bill-in", {"amount": 1_000})
+    r = api.as_staff("attendant", "POST", f"/api/v1/handpays/{hp['id']}/sign")
+    assert r.status_code == 409 and r.json["field"] == "handpay_id"
+    still = api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
+    assert any(h["id"] == hp["id"] and h["signer1"] is None for h in still)
 
 
 def test_events_from_another_machine_or_staff_are_403(api):
