@@ -311,6 +311,7 @@ class Floor:
             "machines.bill_in": {"amount": 10_000},
             "machines.spin": {"lines": 1, "multiplier": 1},
             "floor_events.report_events": {"kind": "printer_paper_low"},
+            "floor_events.dispatch": {}, "floor_events.resolve": {"note": "authz matrix"},
             "machines.ticket_in": {"validation_number": t},
             "player_machines.card_in": {"card_number": self.p1["card_number"]},
             "player_machines.to_machine": {**card, "amount": 1_000},
