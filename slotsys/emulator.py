@@ -441,7 +441,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),
         ("tickets inserted into another machine", stats.tickets_machine),
         ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays), ("kiosk out of cash (went to the cage)", stats.kiosk_empty),
-        ("machine events reported", stats.events), ("comms losses (machine silent)", stats.comms_losses),
+        ("machine events reported", stats.events), ("comms losses emulated (a machine silent)", stats.comms_losses),
         ("alerts raised", len(stats.raised)), ("alerts resolved by the attendant", stats.alerts_resolved),
         ("alerts resolved by the system (condition cleared)", stats.alerts_auto_resolved),
         ("busy answers retried (503/429 Retry-After)", stats.shed_retries), ("errors", sum(stats.errors.values())),

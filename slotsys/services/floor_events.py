@@ -286,13 +286,13 @@ class FloorEventsService:
     # ------------------------------------------------------------------ heartbeat
     def heard(self, asset: str) -> None:
         """An authenticated request of machine ``asset``: mark it heard, at most once per
-        ``machine_heartbeat_write_s`` per process (a dictionary look-up otherwise)."""
+        :attr:`heartbeat_interval_s` per process (a dictionary look-up otherwise)."""
         if self.embedded_sweep and self._sweeper is None:
             self.start_embedded_sweep()
         t = time.monotonic()
         with self._heard_lock:
             last = self._heard.get(asset)
-            if last is not None and t - last < self.settings.machine_heartbeat_write_s:
+            if last is not None and t - last < self.heartbeat_interval_s:
                 return
             self._heard[asset] = t
         now = self.ctx.clock.now()
@@ -307,6 +307,12 @@ class FloorEventsService:
             with self._heard_lock:
                 self._heard.pop(asset, None)
             log.warning("machine.heard_failed", machine=asset, exc_info=True)
+
+    @property
+    def heartbeat_interval_s(self) -> float:
+        """Seconds between two last-heard writes of a machine in this process: ``machine_heartbeat_write_s``, but
+        never more than a quarter of ``machine_offline_after_s`` (a talking machine must never look silent)."""
+        return min(self.settings.machine_heartbeat_write_s, self.settings.machine_offline_after_s / 4)
 
     def _mark_heard(self, uow, m, now: datetime) -> None:
         if uow.floor_events.touch(m.id, now):

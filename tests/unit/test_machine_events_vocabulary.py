@@ -104,3 +104,13 @@ def test_handpay_sign_off_rule():
     assert "supervisor" in A.second_signer_problem("kim", "lee", "attendant")
     assert A.second_signer_problem("kim", "lee", "supervisor") is None
     assert A.second_signer_problem("kim", "lee", "admin") is None
+
+
+def test_heartbeat_write_interval_is_capped_by_the_offline_threshold():
+    from slotsys.services.floor_events import EventsSettings, FloorEventsService
+
+    def interval(**kw) -> float:
+        return FloorEventsService(ctx=None, settings=EventsSettings(**kw)).heartbeat_interval_s
+
+    assert interval(machine_heartbeat_write_s=10, machine_offline_after_s=60) == 10
+    assert interval(machine_heartbeat_write_s=10, machine_offline_after_s=4) == 1
