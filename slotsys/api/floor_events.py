@@ -34,9 +34,22 @@ class _EventFields(StrictModel):
 
     @field_validator("detail")
     @classmethod
-    def _small(cls, v):
-        if v is not None and len(str(v)) > 2000:
-            raise ValueError("detail is larger than 2,000 characters")
+    def _flat(cls, v):
+        """``detail``: at most 20 names (≤ 40 characters) with text (≤ 200, no NUL), number, boolean or null values."""
+        if v is None:
+            return v
+        if len(v) > 20:
+            raise ValueError("detail has more than 20 entries")
+        for name, value in v.items():
+            if len(name) > 40 or "\x00" in name:
+                raise ValueError(f"detail name {name[:40]!r} is longer than 40 characters or holds NUL")
+            if isinstance(value, str):
+                if len(value) > 200 or "\x00" in value:
+                    raise ValueError(f"detail.{name} is longer than 200 characters or holds NUL")
+            elif value is not None and not isinstance(value, (bool, int, float)):
+                raise ValueError(f"detail.{name} must be text, a number, a boolean or null")
+            elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+                raise ValueError(f"detail.{name} is out of range")
         return v
 
     def event(self) -> dict:

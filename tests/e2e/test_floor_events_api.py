@@ -78,6 +78,13 @@ def test_malformed_event_body_is_422_naming_the_field(api):
     assert r.status_code == 422 and "sas_code" in r.json["field"]
     r = _events(api, "M001", {})
     assert r.status_code == 422
+    for detail in ({"nested": {"a": 1}}, {"x": "\x00"}, {"x": "y" * 201}, {f"k{i}": i for i in range(21)}):
+        r = _events(api, "M001", {"kind": "bill_jam", "detail": detail})
+        assert r.status_code == 422 and "detail" in r.json["field"], r.json
+    r = _events(api, "M001", {"events": []})
+    assert r.status_code == 422 and r.json["field"].startswith("events")
+    r = _events(api, "M001", {"kind": "bill_jam", "events": [{"kind": "bill_jam"}]})
+    assert r.status_code == 422
 
 
 def test_main_door_open_during_play_names_the_game_and_is_a_security_alert(api):
