@@ -53,7 +53,7 @@
       canAct = ["attendant", "supervisor", "admin"].indexOf(a.role) >= 0;
       load();
       setInterval(load, 15000);
-      SS.jackpotStream({ onAlert: soon, onState: function (s) { $("live").textContent = SS.t(s); $("live").setAttribute("data-state", s); } });
+      SS.jackpotStream({ onAlert: soon, onState: function (s) { $("live").setAttribute("data-i18n", s); $("live").textContent = SS.t(s); $("live").setAttribute("data-state", s); } });
     });
   });
 })();
