@@ -265,3 +265,40 @@ def test_events_idempotency_key_replays(api):
     log = api.client.get(f"/api/v1/machines/M012/events?kind=bill_jam&since={since}",
                          headers={"Authorization": f"Bearer {api.staff_token('attendant')}"})
     assert len(log.json["events"]) == 1
+
+
+def test_jackpot_handpay_through_the_queue_needs_a_supervisor_above_the_threshold(api, monkeypatch):
+    """A jackpot hit the controller locked for a handpay joins the queue; above the two-person threshold the
+    attendant's signature alone does not pay it (the machine stays locked), the supervisor's pays it from the cage."""
+    import slotsys.services.floor as floor
+    from slotsys.domain import ledger as L
+    from tests.e2e.test_jackpot_api import WithProgressive
+
+    svc = api.app.extensions["slotsys"]
+    svc.events.settings = svc.events.settings.model_copy(update={"handpay_two_person_won": 2_000_000})
+    r = api.as_staff("operator", "POST", "/api/v1/jackpots/levels", {
+        "code": "SAP_V006", "name": "V006 Major", "kind": "standalone", "scope": "machine", "machine": "V006",
+        "start": 2_500_000, "reset": 2_000_000, "ceiling": 4_000_000, "rate_ppm": 20_000, "combination": "major"})
+    assert r.status_code == 201, r.json
+    api.as_machine("V006", "POST", "/api/v1/machines/V006/bill-in", {"amount": 50_000})
+    real = floor.play
+    monkeypatch.setattr(floor, "play", lambda *a, **k: WithProgressive(real(*a, **k), ["major"]))
+    r = api.as_machine("V006", "POST", "/api/v1/machines/V006/spin", {"reels": 1, "multiplier": 1})
+    monkeypatch.setattr(floor, "play", real)
+    jp = r.json["jackpots"][0]
+    assert jp["status"] == "handpay"
+    with svc.uow(readonly=True) as uow:
+        cage_before = uow.ledger.balance(L.cage_drawer("MAIN"))
+
+    hp = next(h for h in api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
+              if h["hit_id"] == jp["hit"])
+    assert (hp["source"], hp["machine"], hp["amount"], hp["signers_needed"]) == ("jackpot", "V006", jp["amount"], 2)
+    first = api.as_staff("attendant", "POST", f"/api/v1/handpays/{hp['id']}/sign")
+    assert first.status_code == 200 and first.json["state"] == "pending"
+    assert api.as_machine("V006", "GET", "/api/v1/machines/V006/meters", key=None).json["status"] == "handpay"
+    second = api.as_staff("supervisor", "POST", f"/api/v1/handpays/{hp['id']}/sign")
+    assert second.status_code == 200 and second.json["state"] == "paid", second.json
+    assert api.as_machine("V006", "GET", "/api/v1/machines/V006/meters", key=None).json["status"] == "active"
+    with svc.uow(readonly=True) as uow:
+        assert uow.ledger.balance(L.cage_drawer("MAIN")) == cage_before - jp["amount"]
+    assert api.audit()["balanced"] is True
