@@ -174,6 +174,12 @@ def test_offline_sweep_and_comms_restored(api):
     assert "M009" in out["offline"]
     log = api.as_staff("attendant", "GET", "/api/v1/machines/M009/events", key=None).json
     assert log["link"]["online"] is False and log["events"][0]["kind"] == "comms_lost"
+    floor = api.as_staff("operator", "GET", "/api/v1/floor/overview", key=None)  # the console shows it offline
+    assert floor.status_code == 200
+    ms = [m for z in floor.json["zones"] for b in z["banks"] for m in b["machines"] if m["asset"] == "M009"]
+    assert ms[0]["state"] == "offline"
+    detail = api.as_staff("operator", "GET", "/api/v1/floor/machines/M009", key=None)
+    assert detail.status_code == 200 and detail.json["state"] == "offline"
     lost = next(a for a in _alerts(api, machine="M009", state="active") if a["kind"] == "comms_lost")
     api.as_machine("M009", "GET", "/api/v1/machines/M009/meters", key=None)  # any request: heard again
     log = api.as_staff("attendant", "GET", "/api/v1/machines/M009/events", key=None).json
