@@ -200,6 +200,7 @@ def test_cancelled_credit_handpay_two_person_sign_off(api, monkeypatch):
         r = api.as_machine("M010", "POST", "/api/v1/machines/M010/cash-out")
         assert r.status_code == 409 and r.json["type"].endswith("handpay-required"), r.json
     finally:
+        monkeypatch.undo()  # the ticket limit back to its setting, and no cached copy of the test's limit left
         get_tito_settings.cache_clear()
     q = api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json
     hp = next(h for h in q["handpays"] if h["machine"] == "M010")
