@@ -66,6 +66,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         app.register_blueprint(bp)
     from slotsys.api.floor_admin import bp as floor_admin_bp  # game approval, staff administration, audit log
     app.register_blueprint(floor_admin_bp)
+    from slotsys.api.floor_events import bp as floor_events_bp  # machine events, alerts, handpays
+    app.register_blueprint(floor_events_bp)
     from slotsys.web.pages import register_screens  # issue 10: the pages + their read-only API
     register_screens(app)
     from slotsys.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN

@@ -16,6 +16,7 @@ from slotsys.domain.ports import Csprng, SystemClock
 from slotsys.services.audit import AuditService
 from slotsys.services.context import ServiceContext
 from slotsys.services.floor import FloorService
+from slotsys.services.floor_events import FloorEventsService
 from slotsys.services.staff import AuthService
 from slotsys.settings import Settings, get_settings
 from tito.services.cage import CageService
@@ -35,6 +36,7 @@ class Services:
     jackpots: JackpotService
     audit: AuditService
     publisher: object
+    events: FloorEventsService | None = None
 
 
 _current: Services | None = None
@@ -66,6 +68,7 @@ def build_services(settings: Settings | None = None) -> Services:
     from slotsys.services.game_catalogue import UploadedGames
 
     set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
+    svc.events = FloorEventsService(ctx, publisher.publish, jackpots=svc.jackpots)
     _current = svc
     return svc
 

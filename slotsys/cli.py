@@ -103,6 +103,7 @@ def run(threads: int) -> None:
 
     app = create_app(settings)
     _start_embedded_purge(settings)  # no beat in the embedded default: purge old idempotency records here
+    app.extensions["slotsys"].events.embedded_sweep = settings.eager  # and the machines' offline sweep
     click.echo(f"serving on http://{settings.host}:{settings.port}  (database: {settings.database_url.split('@')[-1]}, "
                f"tasks: {'in-process' if settings.eager else 'Celery via ' + str(settings.redis_url)})")
     _Gunicorn.serve(app, {"bind": f"{settings.host}:{settings.port}", "workers": 1, "threads": threads,
@@ -211,12 +212,16 @@ def sequencer(heartbeat_file: Path | None) -> None:
               help="credentials JSON (default: var/demo-credentials.json from make run)")
 @click.option("--seed", "rng_seed", type=int, default=None, help="seed for the emulator's choices")
 @click.option("--concurrency", default=8, show_default=True, help="machines playing at once")
-def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency) -> None:
+@click.option("--event-rate", default=0.02, show_default=True, help="chance per spin of a machine event (doors, printer, power)")
+@click.option("--offline-after", type=float, default=0.0, show_default=True,
+              help="the server's SLOTSYS_MACHINE_OFFLINE_AFTER_S: one machine goes silent longer than that (0: never)")
+def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate, offline_after) -> None:
     """Play like real machines over HTTP; exits non-zero on any error or an unbalanced ledger."""
     from slotsys.emulator import run_emulator
 
     sys.exit(run_emulator(url=url, n_machines=n_machines, spins=spins, cred_path=cred_path,
-                          rng_seed=rng_seed, concurrency=concurrency))
+                          rng_seed=rng_seed, concurrency=concurrency, event_rate=event_rate,
+                          offline_after=offline_after))
 
 
 from slotsys.mathcli import par, simulate  # noqa: E402  (game-math commands live in their own module)

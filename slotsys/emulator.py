@@ -7,6 +7,15 @@ ticket limit is paid by an attendant as a handpay receipt); tickets are redeemed
 at a kiosk or inserted into another machine. Retries reuse the Idempotency-Key, as a real
 machine does. Ends with a summary and the auditor's ledger proof; returns the exit code
 (non-zero on any error or an unbalanced ledger).
+
+Machine events (``event_rate``): while playing, a machine now and then reports SAS exceptions (a door opened and
+closed, printer paper low / out, a power cycle, a bill jam); with ``offline_after`` (the server's
+``SLOTSYS_MACHINE_OFFLINE_AFTER_S``) one machine also stops talking for longer than that midway through its
+play (a comms loss, noticed by the server's offline sweep; it comes back with its next request). After play an
+attendant acknowledges and resolves every active alert; the summary counts events, alerts raised and resolved,
+and an alert the emulator raised that is left unresolved is an error. Cancelled-credit handpays (a cash-out
+above the ticket limit) go through the handpay queue: the attendant signs, and a supervisor too at or above the
+two-person threshold.
 """
 
 from __future__ import annotations
@@ -31,6 +40,16 @@ from slotsys.settings import get_settings
 
 NOTES = (10_000, 50_000)
 
+# SAS exception sequences a machine reports now and then (codes: slotsys.domain.machine_events)
+EVENT_SCENARIOS = (
+    (0x11, 0x12),  # main door opened … closed
+    (0x74,),  # printer paper low
+    (0x61,),  # printer paper out
+    (0x18, 0x17),  # AC power lost … applied
+    (0x28,),  # bill jam
+    (0x19, 0x1A),  # cashbox door opened … closed
+)
+
 
 @dataclass
 class Stats:
@@ -48,6 +67,11 @@ class Stats:
     handpays: int = 0
     shed_retries: int = 0  # 503 / 429 + Retry-After answers (busy, database unavailable, throttled) retried, same key
     kiosk_empty: int = 0
+    events: int = 0
+    comms_losses: int = 0
+    alerts_resolved: int = 0
+    alerts_auto_resolved: int = 0
+    raised: set = field(default_factory=set)  # alert ids the emulator's events (or silences) opened
     errors: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -118,7 +142,7 @@ def _ok(resp: httpx.Response, stats: Stats, what: str) -> dict | None:
 
 
 def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Path | None, rng_seed: int | None,
-                 concurrency: int) -> int:
+                 concurrency: int, event_rate: float = 0.02, offline_after: float = 0.0) -> int:
     console = Console()
     cred_path = cred_path or get_settings().credentials_file
     if not cred_path.exists():
@@ -146,6 +170,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     auditor = Client(base, login("auditor"), stats)
     kiosk = Client(base, login("kiosk"), stats) if "kiosk" in staff else None
     attendant = Client(base, login("attendant"), stats)
+    supervisor = Client(base, login("supervisor"), stats) if "supervisor" in staff else None
     keys = {m["asset"]: m["key"] for m in machines}
     tickets: queue.Queue[str] = queue.Queue()
     ticket_lock = threading.Lock()
@@ -195,12 +220,43 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         return _ok(c.call("POST", f"/api/v1/machines/{asset}/ticket-in/commit", hold, money=True), stats, "ticket-in commit")
 
     def cash_out(c: Client, asset: str) -> httpx.Response:
-        """Cash out; above the ticket limit an attendant pays a handpay receipt instead."""
+        """Cash out; above the ticket limit the credits join the handpay queue and an attendant pays them."""
         resp = c.call("POST", f"/api/v1/machines/{asset}/cash-out", money=True)
         if resp.status_code == 409 and resp.json().get("type", "").endswith("handpay-required"):
-            resp = attendant.call("POST", f"/api/v1/machines/{asset}/handpay", money=True)
-            stats.add(handpays=1)
+            resp = pay_queued_handpay(asset) or resp
         return resp
+
+    def pay_queued_handpay(asset: str) -> httpx.Response | None:
+        """The attendant signs the machine's queued cancelled-credit handpay; at or above the two-person threshold
+        a supervisor signs second, which pays it. The response's ``ticket`` is the handpay receipt."""
+        queue_ = _ok(attendant.call("GET", "/api/v1/handpays?state=pending&limit=500"), stats, "handpay queue") or {}
+        h = next((h for h in queue_.get("handpays", []) if h["machine"] == asset and h["source"] == "cancelled_credit"),
+                 None)
+        if h is None:
+            stats.error("handpay: the refused cash-out is not in the handpay queue")
+            return None
+        resp = attendant.call("POST", f"/api/v1/handpays/{h['id']}/sign", money=True)
+        if resp.status_code == 200 and resp.json()["state"] == "pending" and supervisor is not None:
+            resp = supervisor.call("POST", f"/api/v1/handpays/{h['id']}/sign", money=True)
+        if resp.status_code == 200 and resp.json().get("state") == "paid":
+            stats.add(handpays=1)
+            return httpx.Response(200, json={"ticket": resp.json()["payout"]["receipt"]["ticket"]})
+        return resp
+
+    def report_events(c: Client, asset: str, r: random.Random) -> None:
+        """A random SAS exception sequence, reported as the machine would (its own key)."""
+        for code in r.choice(EVENT_SCENARIOS):
+            body = _ok(c.call("POST", f"/api/v1/machines/{asset}/events", {"sas_code": code}, money=True), stats,
+                       "machine event")
+            if body:
+                stats.add(events=len(body["events"]))
+                with stats.lock:
+                    stats.raised.update(e["alert_id"] for e in body["events"] if e["alert_id"])
+
+    def go_silent(asset: str) -> None:
+        """This machine stops talking for longer than the server's offline threshold (a comms loss)."""
+        time.sleep(offline_after + 6.0)  # the threshold, plus the sweep's interval and a margin
+        stats.add(comms_losses=1)
 
     def level_totals() -> dict[str, tuple[int, int]]:
         body = _ok(auditor.call("GET", "/api/v1/jackpots/levels"), stats, "jackpot levels") or {"levels": []}
@@ -238,7 +294,12 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         denom = info["denomination"]
         options = info["bet_options"]
         credits = info["credits"]
+        silent_at = spins // 2 if offline_after > 0 and machine is machines[0] else -1
         for i in range(spins):
+            if i == silent_at:
+                go_silent(asset)
+            if r.random() < event_rate:
+                report_events(c, asset, r)
             affordable = [o for o in options if o["credits"] * denom <= credits]
             if not affordable:
                 try:
@@ -288,6 +349,43 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             if out:
                 take_tickets(out, random.Random(0), last=True)
 
+    def attend_alerts() -> None:
+        """The attendant works the alert queue: acknowledge, then resolve, every active alert; then every alert the
+        emulator raised (and every comms loss) must be resolved, by the attendant or by the system."""
+        seen: set[int] = set()
+        for _ in range(20):
+            active = _ok(attendant.call("GET", "/api/v1/alerts?state=active&limit=500"), stats, "alerts") or {}
+            todo = [a for a in active.get("alerts", []) if a["id"] not in seen]
+            if not todo:
+                break
+            for a in todo:
+                seen.add(a["id"])
+                if a["kind"] == "comms_lost":
+                    with stats.lock:
+                        stats.raised.add(a["id"])
+                if a["state"] == "open":
+                    _ok(attendant.call("POST", f"/api/v1/alerts/{a['id']}/acknowledge"), stats, "alert acknowledge")
+                if _ok(attendant.call("POST", f"/api/v1/alerts/{a['id']}/resolve", {"note": "emulator: attended"}),
+                       stats, "alert resolve"):
+                    stats.add(alerts_resolved=1)
+        if stats.comms_losses:  # the silent machine's comms_lost alert, resolved by the system when it came back
+            lost = _ok(attendant.call("GET", "/api/v1/alerts?kind=comms_lost&limit=500"), stats, "alerts") or {}
+            with stats.lock:
+                stats.raised.update(a["id"] for a in lost.get("alerts", []))
+            if not lost.get("alerts"):
+                stats.error("comms loss: the silent machine was not marked offline (is the run longer than the "
+                            "server's SLOTSYS_MACHINE_OFFLINE_AFTER_S?)")
+        everything = _ok(attendant.call("GET", "/api/v1/alerts?limit=500"), stats, "alerts") or {}
+        by_id = {a["id"]: a for a in everything.get("alerts", [])}
+        for aid in sorted(stats.raised):
+            a = by_id.get(aid)
+            if a is None:
+                continue  # older than the last 500 alerts: not checked
+            if a["state"] != "resolved":
+                stats.error(f"alert {aid} ({a['kind']}) left {a['state']}")
+            elif a["resolved_by"] == "system":
+                stats.add(alerts_auto_resolved=1)
+
     def wait_for_sequencer(timeout: float = 15.0) -> None:
         """Wait until the jackpot sequencer has folded every wager (PostgreSQL; immediate on SQLite)."""
         deadline = time.time() + timeout
@@ -325,6 +423,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         if vn not in promo_tickets:  # promotional tickets are not cashable at the cage: they stay outstanding
             redeem_at_cage(vn)
 
+    attend_alerts()
     levels_after = level_totals()
     for code, (hits, won) in levels_after.items():
         h0, w0 = levels_before.get(code, (0, 0))
@@ -342,6 +441,9 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),
         ("tickets inserted into another machine", stats.tickets_machine),
         ("ticket-ins rejected (given back)", stats.tickets_rejected), ("handpays", stats.handpays), ("kiosk out of cash (went to the cage)", stats.kiosk_empty),
+        ("machine events reported", stats.events), ("comms losses emulated (a machine silent)", stats.comms_losses),
+        ("alerts raised", len(stats.raised)), ("alerts resolved by the attendant", stats.alerts_resolved),
+        ("alerts resolved by the system (condition cleared)", stats.alerts_auto_resolved),
         ("busy answers retried (503/429 Retry-After)", stats.shed_retries), ("errors", sum(stats.errors.values())),
         ("ledger balanced", audit.get("balanced")), ("journal entries", audit.get("journal_entries")),
     ]:

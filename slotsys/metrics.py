@@ -50,6 +50,8 @@ JACKPOT_AWARDS = Counter("slotsys_jackpot_awards_total", "Jackpot hits decided b
 JACKPOT_WON = Counter("slotsys_jackpot_awarded_won_total", "Won awarded by jackpot hits", ["level"])
 REDEMPTIONS = Counter("slotsys_ticket_redemptions_total", "TITO tickets redeemed", ["channel"])
 REDEEMED_WON = Counter("slotsys_ticket_redeemed_won_total", "Won paid for redeemed TITO tickets", ["channel"])
+EVENTS_REFUSED = Counter("slotsys_machine_events_refused_total",
+                         "Machine event reports refused for an unknown kind or SAS code", ["field"])
 
 QUEUE_TIMEOUT_S = 0.25
 CELERY_QUEUES = ("celery",)  # the queues our tasks use (Celery's default queue)
@@ -70,6 +72,11 @@ def record_spin(result: Any) -> None:
         SPINS.inc()
         COIN_IN.inc(result.body["bet"]["won"])
         COIN_OUT.inc(result.body["total_win"])
+
+
+def count_refused_event(field: str) -> None:
+    """A machine event report refused: ``field`` is ``kind`` or ``sas_code``."""
+    EVENTS_REFUSED.labels(field=field).inc()
 
 
 def record_redemption(result: Any, channel: str) -> None:

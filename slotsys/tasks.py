@@ -19,3 +19,11 @@ def purge_idempotency() -> dict:
     from slotsys.services.retention import purge_from_settings
 
     return purge_from_settings(services().ctx).as_dict()
+
+
+@shared_task(name="slotsys.machines_offline_sweep")
+def machines_offline_sweep() -> dict:
+    """Mark machines not heard for SLOTSYS_MACHINE_OFFLINE_AFTER_S offline, with an event and an alert (beat)."""
+    from slotsys.bootstrap import services
+
+    return services().events.sweep_offline()

@@ -37,6 +37,12 @@ BROKER_TRANSPORT_OPTIONS = {
 }
 
 
+def _offline_sweep_s() -> float:
+    from slotsys.services.floor_events import get_events_settings
+
+    return float(get_events_settings().machine_offline_sweep_s)
+
+
 def make_celery(settings: Settings) -> Celery:
     app = Celery("slotsys", broker=settings.redis_url or "memory://", include=TASK_MODULES)
     app.conf.update(
@@ -61,6 +67,9 @@ def make_celery(settings: Settings) -> Celery:
             "jackpot-fold": {"task": "jackpot_controller.fold", "schedule": 1.0},  # the sequencer's safety net
             "jackpot-sweep": {"task": "jackpot_controller.sweep", "schedule": 5.0},  # lost awards, claim timeouts
             "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
+            # machines silent past SLOTSYS_MACHINE_OFFLINE_AFTER_S → comms_lost + alert (services/floor_events.py)
+            "machines-offline-sweep": {"task": "slotsys.machines_offline_sweep",
+                                       "schedule": _offline_sweep_s()},
             # idempotency records past SLOTSYS_IDEMPOTENCY_RETENTION_DAYS, in bounded batches (services/retention.py)
             "purge-idempotency": {"task": "slotsys.purge_idempotency",
                                   "schedule": float(settings.idempotency_purge_interval_s)},

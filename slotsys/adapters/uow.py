@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from jackpot_controller.adapters.repo import LevelRepo
 from slotsys.adapters.db import WRITE_BEHIND
+from slotsys.adapters.floor_events_repo import FloorEventsRepo
 from slotsys.adapters.floor_records import AuditLogRepo, MachineEventRepo
 from slotsys.adapters.game_tables import GameDefinitionRepo
 from slotsys.adapters.staff_sessions import StaffSessionRepo
@@ -46,6 +47,7 @@ class SqlUnitOfWork:
         self.machine_events = MachineEventRepo(s)
         self.game_definitions = GameDefinitionRepo(s)
         self.staff_sessions = StaffSessionRepo(s)
+        self.floor_events = FloorEventsRepo(s)
         self._after_commit = []
         return self
 

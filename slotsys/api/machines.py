@@ -41,7 +41,13 @@ def spin(asset: str, body: SpinIn):
 @bp.post("/<asset>/cash-out")
 @bp.doc(summary="Cash out all credits to a TITO ticket; needs Idempotency-Key", **AUTH_DOC)
 def cash_out(asset: str):
-    return reply(*services().floor.cash_out(principal(), asset, idem_key()))
+    from tito.services.tickets import HandpayRequired
+
+    try:
+        return reply(*services().floor.cash_out(principal(), asset, idem_key()))
+    except HandpayRequired as e:  # the cancelled credits join the attendants' handpay queue
+        services().events.handpay_required(asset, e.extra["amount"])
+        raise
 
 
 @bp.post("/<asset>/ticket-in")

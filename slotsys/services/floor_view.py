@@ -10,8 +10,8 @@ state       rule
 handpay     the machine row is locked for a jackpot handpay (``status = handpay``)
 locked      locked by the award guard, a verification or an operator (``locked``,
             ``verification``)
-offline     any other non-``active`` status (the floor keeps no heartbeat yet, so a
-            machine is offline only when its row says so)
+offline     any other non-``active`` status, or the machine's link is offline (not heard for
+            ``SLOTSYS_MACHINE_OFFLINE_AFTER_S``: ``slotsys.services.floor_events``)
 carded      a player's card is in (an open player session)
 in play     credits on the meter, or a game in the last ``IN_PLAY_SECONDS``
 idle        otherwise
@@ -40,13 +40,14 @@ IN_PLAY_SECONDS = 120
 STATES = ("idle", "in_play", "carded", "handpay", "locked", "offline")
 
 
-def machine_state(status: str, credits: int, carded: bool, last_game_at: datetime | None, now: datetime) -> str:
-    """One of :data:`STATES` (rules in the module docstring)."""
+def machine_state(status: str, credits: int, carded: bool, last_game_at: datetime | None, now: datetime,
+                  online: bool = True) -> str:
+    """One of :data:`STATES` (rules in the module docstring); ``online``: the machine's link is not offline."""
     if status == "handpay":
         return "handpay"
     if status in ("locked", "verification"):
         return "locked"
-    if status != "active":
+    if status != "active" or not online:
         return "offline"
     if carded:
         return "carded"
@@ -90,6 +91,7 @@ class FloorViewService:
                 select(JackpotHit.machine_id, func.sum(JackpotHit.amount_won))
                 .where(JackpotHit.created_at >= start).group_by(JackpotHit.machine_id)).all())
             carded = set(s.scalars(select(PlayerSession.machine_id).where(PlayerSession.status == "open")))
+            offline = {mid for mid, link in uow.floor_events.links().items() if not link.online}
             codes = {L.machine_credits(m.asset_number): m.id for m in machines}  # every credit meter, one query
             credits = {m.id: 0 for m in machines}
             for code, balance, sign in s.execute(select(Account.code, Account.balance, Account.normal_sign)
@@ -105,7 +107,7 @@ class FloorViewService:
                 jp = int(jackpots.get(m.id) or 0)
                 today = {"coin_in": int(cin or 0), "coin_out": int(cout or 0), "jackpot_out": jp,
                          "hold": int(cin or 0) - int(cout or 0) - jp, "games": int(n or 0)}
-                state = machine_state(m.status, credits[m.id], m.id in carded, last, now)
+                state = machine_state(m.status, credits[m.id], m.id in carded, last, now, m.id not in offline)
                 view = {"asset": m.asset_number, "zone": m.zone, "bank": m.bank, "game": m.game_id,
                         "game_name": load_game(m.game_id).name, "denomination": m.denomination, "status": m.status,
                         "lock_reason": m.lock_reason or None, "state": state, "credits": credits[m.id],
@@ -142,7 +144,8 @@ class FloorViewService:
             last = rounds[0].created_at if rounds else None
             game = load_game(m.game_id)
             view.update(
-                state=machine_state(m.status, credits, carded, last, now), lock_reason=m.lock_reason or None,
+                state=machine_state(m.status, credits, carded, last, now, _online(uow, m.id)),
+                lock_reason=m.lock_reason or None,
                 carded=carded, rows=game.rows, reels=game.reel_count,
                 symbols={s.id: {"kind": s.kind} for s in game.symbols},
                 games=[{"game_number": r.game_number, "at": r.created_at.isoformat(), "bet": r.bet,
@@ -153,3 +156,7 @@ class FloorViewService:
             )
             return view
 
+
+def _online(uow, machine_id: int) -> bool:
+    link = uow.floor_events.link(machine_id)
+    return link is None or link.online

@@ -20,6 +20,8 @@ PAGES = (  # (path, English title, Korean title, who)
     ("/console", "Operator console: the floor", "운영 콘솔: 플로어", "operator"),
     ("/console/jackpots", "Jackpot levels", "잭팟 레벨", "operator"),
     ("/console/par-sheets", "Par sheets", "파 시트", "operator"),
+    ("/console/alerts", "Attendant alerts (live)", "어텐던트 알림 (실시간)", "attendant"),
+    ("/console/handpays", "Handpay queue and sign-off", "핸드페이 대기열과 서명", "attendant, supervisor"),
     ("/cashier", "Cashier station", "캐셔 스테이션", "cashier"),
     ("/kiosk", "Ticket kiosk", "티켓 키오스크", "kiosk1"),
     ("/signage/VIP", "Jackpot signage: VIP", "잭팟 사이니지: VIP", "any staff"),
@@ -50,6 +52,16 @@ def machine(asset: str):
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,20}", asset):
         abort(404)
     return _page("machine.html", asset=asset)
+
+
+@bp.get("/console/alerts")
+def alerts():
+    return _page("alerts.html")
+
+
+@bp.get("/console/handpays")
+def handpays():
+    return _page("handpays.html")
 
 
 @bp.get("/console/jackpots")

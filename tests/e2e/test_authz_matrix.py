@@ -147,7 +147,19 @@ ALLOWED: dict[str, frozenset[str]] = {
     "web.par_sheets": PUBLIC, "web.cashier": PUBLIC, "web.receipt": PUBLIC, "web.kiosk": PUBLIC,
     "web.signage": PUBLIC, "web.reports": PUBLIC, "web.font": PUBLIC, "web.static": PUBLIC,
     "web.games": PUBLIC, "web.staff": PUBLIC, "web.audit_log": PUBLIC,
+    "web.alerts": PUBLIC, "web.handpays": PUBLIC,
     # slotsys/api/screens.py + services/screens.py
+    # slotsys/api/floor_events.py + services/floor_events.py (READ_ROLES attendant, supervisor, operator, auditor;
+    # alert transitions and handpay signatures: attendant, supervisor)
+    "floor_events.report_events": MACHINE,
+    "floor_events.machine_events": staff("attendant", "supervisor", "operator", "auditor"),
+    "floor_events.vocabulary": AUTHENTICATED,
+    "floor_events.alerts": staff("attendant", "supervisor", "operator", "auditor"),
+    "floor_events.acknowledge": staff("attendant", "supervisor"),
+    "floor_events.dispatch": staff("attendant", "supervisor"),
+    "floor_events.resolve": staff("attendant", "supervisor"),
+    "floor_events.handpays": staff("attendant", "supervisor", "operator", "auditor"),
+    "floor_events.sign_handpay": staff("attendant", "supervisor"),
     "screens.floor_overview": staff("operator", "attendant", "auditor"),
     "screens.floor_machine": staff("operator", "attendant", "auditor"),
     "screens.games": staff("operator", "auditor"), "screens.par_sheet": staff("operator", "auditor"),
@@ -272,7 +284,8 @@ class Floor:
         v = {"asset": "M001", "player_id": self.p1["player"], "card_number": self.p1["card_number"],
              "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
              "seat": "1", "box": "1", "username": "authz-nobody",  # no such staff user: admin actions 404
-             "upload_id": 999_999, "session_id": "0000000000000000"}  # no such game upload / staff session: 404
+             "upload_id": 999_999, "session_id": "0000000000000000",  # no such game upload / staff session: 404
+             "alert_id": 999_999, "handpay_id": 999_999}  # no such alert / handpay: 404
         if endpoint.startswith("tables."):
             v.update(code="BAC-01", number=1)
         elif endpoint.startswith("jackpots."):
@@ -309,6 +322,8 @@ class Floor:
             "staff.reset_password": {"new_password": "authz-matrix-new-1"},
             "machines.bill_in": {"amount": 10_000},
             "machines.spin": {"lines": 1, "multiplier": 1},
+            "floor_events.report_events": {"kind": "printer_paper_low"},
+            "floor_events.dispatch": {}, "floor_events.resolve": {"note": "authz matrix"},
             "machines.ticket_in": {"validation_number": t},
             "player_machines.card_in": {"card_number": self.p1["card_number"]},
             "player_machines.to_machine": {**card, "amount": 1_000},

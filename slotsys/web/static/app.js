@@ -55,7 +55,29 @@
     variation: ["Variation", "버전"], rtp_full: ["RTP at full bet", "최대 베팅 RTP"], min_rtp: ["Lowest RTP", "최저 RTP"],
     hit_freq: ["Hit frequency (any win incl. scatter pays and feature triggers)", "당첨 빈도 (스캐터·피처 포함)"],
     line_hit_freq: ["Line/way hit frequency (base-game line or way wins only)", "라인/웨이 당첨 빈도 (기본 게임 라인·웨이 당첨만)"], option: ["Bet option", "베팅 옵션"], top_award: ["Top award", "최고 당첨"],
-    award: ["Award", "당첨"], cycle: ["1 in", "확률 1/"], probability: ["Probability", "확률"]
+    award: ["Award", "당첨"], cycle: ["1 in", "확률 1/"], probability: ["Probability", "확률"],
+    // alerts, handpays, machine events
+    alerts: ["Alerts", "알림"], handpays: ["Handpays", "핸드페이"], opened: ["Opened", "발생"], kind: ["Event", "이벤트"],
+    severity: ["Severity", "심각도"], state: ["State", "상태"], who: ["Who", "담당"], security: ["SECURITY", "보안"],
+    acknowledge: ["Acknowledge", "확인"], dispatch: ["Dispatch", "출동"], resolve: ["Resolve", "해결"],
+    alert_open: ["open", "미확인"], alert_acknowledged: ["acknowledged", "확인됨"], alert_dispatched: ["dispatched", "출동"],
+    alert_resolved: ["resolved", "해결됨"], no_alerts: ["No active alerts", "처리할 알림이 없습니다"],
+    sev_info: ["info", "정보"], sev_warning: ["warning", "경고"], sev_critical: ["critical", "긴급"],
+    source: ["Source", "구분"], signers: ["Signatures", "서명"], sign: ["Sign", "서명"], sign_pay: ["Sign and pay", "서명 후 지급"],
+    hp_pending: ["pending", "대기"], hp_paid: ["paid", "지급 완료"], hp_cancelled: ["cancelled", "취소"],
+    hp_jackpot: ["Jackpot", "잭팟"], hp_cancelled_credit: ["Cancelled credits", "취소 크레딧"],
+    two_person: ["Two signatures (attendant, then a different supervisor) at or above", "2인 서명 필요 (어텐던트 후 다른 수퍼바이저) 기준:"],
+    no_handpays: ["No handpays waiting", "대기 중인 핸드페이가 없습니다"], events: ["Event log", "이벤트 기록"],
+    link: ["Link", "통신"], online: ["online", "온라인"], offline: ["offline", "오프라인"], last_heard: ["Last heard", "마지막 수신"],
+    no_events: ["No events yet", "이벤트가 없습니다"],
+    m_coin_in: ["Coin-in", "코인인"], m_coin_out: ["Coin-out (game wins)", "코인아웃 (게임 당첨)"],
+    m_jackpot_out: ["Jackpots paid", "잭팟 지급"], m_games_played: ["Games played", "게임 수"],
+    m_games_won: ["Games won", "당첨 게임 수"], m_bills_in: ["Bills in", "지폐 투입"], m_tickets_in: ["Tickets in", "티켓 투입"],
+    m_tickets_in_count: ["Tickets in (count)", "티켓 투입 (매수)"], m_tickets_out: ["Tickets out", "티켓 발행"],
+    m_tickets_out_count: ["Tickets out (count)", "티켓 발행 (매수)"], m_game_number: ["Last game number", "마지막 게임 번호"],
+    m_cashable_coin_in: ["Cashable coin-in", "현금성 코인인"], m_restricted_coin_in: ["Restricted promo coin-in", "제한 프로모션 코인인"],
+    m_nonrestricted_coin_in: ["Non-restricted promo coin-in", "비제한 프로모션 코인인"],
+    m_handpay_out: ["Handpays (cancelled credits)", "핸드페이 (취소 크레딧)"], m_handpay_out_count: ["Handpays (count)", "핸드페이 (건수)"]
   };
 
   function lang() { return localStorage.getItem(LANG_KEY) === "ko" ? "ko" : "en"; }

@@ -36,7 +36,8 @@
     var mt = m.meters;
     $("meters").tBodies[0].replaceChildren.apply($("meters").tBodies[0], Object.keys(mt).map(function (k) {
       var money = !/count|games|number/.test(k);
-      return SS.el("tr", { "data-meter": k }, [SS.el("th", { text: k }), SS.el("td", { cls: "num", text: money ? SS.won(mt[k]) : SS.num(mt[k]) })]);
+      var name = SS.t("m_" + k);  // a human label ("Bills in" / "지폐 투입"); the field name if none is known
+      return SS.el("tr", { "data-meter": k }, [SS.el("th", { text: name === "m_" + k ? k : name, title: k }), SS.el("td", { cls: "num", text: money ? SS.won(mt[k]) : SS.num(mt[k]) })]);
     }));
     if (!m.games.length) { $("games").replaceChildren(SS.el("p", { cls: "muted", i18n: "no_games" })); return; }
     $("games").replaceChildren.apply($("games"), m.games.map(function (g) {
@@ -50,12 +51,30 @@
       ]);
     }));
   }
+  var lastEvents = null;
+  function renderEvents(r) {
+    var ko = SS.lang() === "ko", body = $("events").tBodies[0];
+    $("link").textContent = r.link ? SS.t(r.link.online ? "online" : "offline") + " · " + SS.t("last_heard") + " " + SS.when(r.link.last_heard_at) : "";
+    body.replaceChildren.apply(body, r.events.map(function (e) {
+      return SS.el("tr", { "data-event": e.id, "data-kind": e.kind }, [
+        SS.el("td", { text: SS.when(e.at) }), SS.el("td", { text: ko ? e.label_ko : e.label }),
+        SS.el("td", { cls: "muted", text: e.sas_hex || "–" }),
+        SS.el("td", { cls: e.severity === "critical" ? "bad" : (e.severity === "warning" ? "warn" : "muted"), i18n: "sev_" + e.severity }),
+        SS.el("td", { text: e.game_number ? "#" + e.game_number : "" }), SS.el("td", { cls: "muted", text: e.source })]);
+    }));
+    $("no-events").hidden = r.events.length > 0;
+  }
+  function loadEvents() {
+    SS.api("GET", "/api/v1/machines/" + encodeURIComponent(asset) + "/events?limit=50")
+      .then(function (r) { lastEvents = r; renderEvents(r); }).catch(function () { /* the meters' error shows */ });
+  }
   var last = null;
   function load() {
+    loadEvents();
     SS.api("GET", "/api/v1/floor/machines/" + encodeURIComponent(asset)).then(function (m) { last = m; render(m); })
       .catch(function (e) { $("error").textContent = SS.problemText(e); });
   }
-  document.addEventListener("slotsys:lang", function () { if (last) render(last); });
+  document.addEventListener("slotsys:lang", function () { if (last) render(last); if (lastEvents) renderEvents(lastEvents); });
   document.addEventListener("DOMContentLoaded", function () {
     SS.requireLogin(["operator", "attendant", "auditor"], function () { load(); setInterval(load, 5000); });
   });

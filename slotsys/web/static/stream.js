@@ -26,8 +26,9 @@
         es = new EventSource(r.stream_url);
         seen();
         es.onopen = function () { backoff = 1000; seen(); state("connected"); };
-        es.addEventListener("meters", function (ev) { seen(); state("connected"); handlers.onMeters(JSON.parse(ev.data)); });
-        es.addEventListener("hit", function (ev) { seen(); handlers.onHit(JSON.parse(ev.data)); });
+        es.addEventListener("meters", function (ev) { seen(); state("connected"); if (handlers.onMeters) handlers.onMeters(JSON.parse(ev.data)); });
+        es.addEventListener("hit", function (ev) { seen(); if (handlers.onHit) handlers.onHit(JSON.parse(ev.data)); });
+        es.addEventListener("alert", function (ev) { seen(); if (handlers.onAlert) handlers.onAlert(JSON.parse(ev.data)); });
         es.addEventListener("end", function (ev) {
           var d = {}; try { d = JSON.parse(ev.data); } catch (e) { /* not JSON: treat as a plain end */ }
           if (d.reason !== "revoked") { schedule(); return; }
