@@ -130,7 +130,7 @@ def main() -> None:
             fig = {"caribbean": caribbean, "paigow": paigow, "holdem": holdem}[g](a, ex)
             print(f"  ({time.perf_counter() - t:.0f} s)")
             if fig:
-                fig["command"] = "  ".join(["python bench/table_house_edges.py", *sys.argv[1:]])
+                fig["command"] = " ".join(["python bench/table_house_edges.py", *sys.argv[1:]])
                 fig["computed_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
                 figures[HE.KEYS[g]] = fig
     if a.write and not a.quick:
