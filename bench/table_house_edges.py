@@ -4,8 +4,10 @@ each with its precision and the published figure beside it.
     .venv/bin/python bench/table_house_edges.py [--quick] [--games caribbean paigow holdem]
         [--deals 100000] [--hands 10000000] [--workers 2] [--write]
 
-* Caribbean stud: **exact** (``caribbean_edge.exact_edge``: 134,459 suit classes × 47 upcards, every dealer
-  hand by inclusion–exclusion; ~5 min of one core, ~1.5 GB). ``--quick`` skips it and simulates instead.
+* Caribbean stud: a self-check first (``caribbean_edge.self_check``: inclusion–exclusion counts = brute force,
+  134,459 suit classes), then **exact** (``caribbean_edge.exact_edge``: 134,459 suit classes × 47 upcards,
+  every dealer hand by inclusion–exclusion; 5–10 min of one core, ~1 GB). ``--quick`` runs the self-check
+  and a 200,000-hand simulation instead of the enumeration.
 * Pai gow poker: ``--deals`` antithetic deals per house way (``paigow_edge.simulate``), seeds
   ``pg-<way>-<chunk>``; player and banker edges at a ₩10,000 stake (5% commission rounded up to ₩100).
 * Texas Hold'em Bonus: ``--hands`` hands of strategy S1 (``holdem_bonus_sim.simulate``), seeds
@@ -59,6 +61,14 @@ def _line(name: str, edge: float, ci: tuple[float, float] | None, ref: str) -> N
 
 def caribbean(a, ex) -> dict:
     pub = HE.published("caribbean_stud")
+    t = time.perf_counter()
+    hands, ranks = CE.all_hands()
+    built = (hands, ranks, CE.SubsetTables.build(hands, ranks))
+    bad = CE.self_check(prebuilt=built)
+    print(f"  self-check (inclusion–exclusion = brute force on 6 hands ± upcard; 134,459 suit classes): "
+          f"{'OK' if not bad else bad} ({time.perf_counter() - t:.0f} s)")
+    if bad:
+        raise SystemExit(1)
     if a.quick:
         n = 200_000
         sims = reduce(add, ex.map(_cs, [(n // CHUNKS, f"cs-{i}") for i in range(CHUNKS)]))
@@ -66,7 +76,7 @@ def caribbean(a, ex) -> dict:
               f"exact stored {HE.figure('caribbean_stud', 'AKJ83_or_better')['house_edge']:.4%}")
         return {}
     t = time.perf_counter()
-    res = CE.exact_edge()
+    res = CE.exact_edge(prebuilt=built)
     print(f"  (exact: 19,933,230,517,200 player/dealer pairs, {time.perf_counter() - t:.0f} s)")
     for name, e in res.items():
         ref = pub.get(name)

@@ -77,6 +77,8 @@ def catalogue() -> list[dict[str, Any]]:
                 out.append(_entry(game, bet, e["house_edge"], method=e["method"], strategy=e.get("strategy"),
                                   published_edge=e.get("published")))
     for name, e in d["stored_simulated"]["blackjack"].items():
+        if name.startswith("_"):
+            continue
         out.append(_entry("blackjack", "main bet", e["house_edge"], method="simulation", ci95=e["ci95"],
                           strategy=f"basic strategy, {name}"))
     cs, pub = d["computed"]["caribbean_stud"], d["published"]["caribbean_stud"]

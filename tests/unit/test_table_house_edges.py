@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import random
 from fractions import Fraction
-from math import sqrt
+from itertools import combinations
+from math import comb, sqrt
 from pathlib import Path
 
 import numpy as np
@@ -93,37 +94,21 @@ def test_caribbean_simulation_agrees_with_the_stored_exact_edge():
     assert lo <= exact <= hi, (sim.house_edge, sim.se, exact)
 
 
-@pytest.fixture(scope="module")
-def five_card_tables():
-    hands, ranks = CE.all_hands()
-    return hands, ranks, CE.SubsetTables.build(hands, ranks)
-
-
-def test_caribbean_inclusion_exclusion_counts_equal_brute_force(five_card_tables):
-    """For random player hands (and upcards) the subset tables' counts equal a direct walk over the
-    2,598,960 hands keeping those disjoint from the player's cards (bit masks)."""
-    hands, ranks, tables = five_card_tables
-    assert len(hands) == CE.N5 and ranks.min() == 1 and ranks.max() == 7462
-    masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), hands.astype(np.uint64)), axis=1)
-    t = CE.qualify_threshold()
-    rng = np.random.default_rng(5)
-    for i in rng.choice(len(hands), 4, replace=False):
-        h, p = hands[i:i + 1].astype(np.int64), ranks[i:i + 1].astype(np.int64)
-        disjoint = (masks & masks[i]) == 0
-        up = int(rng.choice([c for c in range(52) if c not in set(h[0].tolist())]))
-        for upcard, keep in ((None, disjoint), (up, disjoint & ((masks >> np.uint64(up)) & np.uint64(1)).astype(bool))):
-            cc = CE.call_counts(tables, h, p, None if upcard is None else np.array([upcard]))
-            d = ranks[keep]
-            q = d[d <= t]
-            assert (len(d), int((d > t).sum()), int((q > p[0]).sum()), int((q == p[0]).sum()), int((q < p[0]).sum())) == (
-                CE.N_DEALER if upcard is None else CE.N_UP, cc.not_qualifying[0], cc.lower[0], cc.equal[0], cc.higher[0])
-
-
-def test_caribbean_suit_classes(five_card_tables):
-    """134,459 suit-isomorphism classes of five cards (the published count), sizes summing to C(52,5)."""
-    reps, sizes = CE.suit_classes(five_card_tables[0])
-    assert (len(reps), int(sizes.sum())) == (134_459, CE.N5)
-    assert set(np.unique(sizes).tolist()) <= {4, 6, 12, 24}
+def test_caribbean_subset_indices():
+    """The colex index numbers every k-card subset 0 … C(52,k) − 1 once; inserting an upcard gives the
+    index of the sorted union (the keys of the subset tables the enumeration searches)."""
+    for k in (1, 2, 3):
+        subsets = np.array(list(combinations(range(52), k)), dtype=np.int64)
+        ix = CE._colex(subsets)
+        assert sorted(ix.tolist()) == list(range(comb(52, k)))
+    r = random.Random(2)
+    rows, ups, unions = [], [], []
+    for _ in range(300):
+        c = r.sample(range(52), 4)
+        rows.append(sorted(c[:3]))
+        ups.append(c[3])
+        unions.append(sorted(c))
+    assert (CE._colex_with(np.array(rows), np.array(ups)) == CE._colex(np.array(unions))).all()
 
 
 # ------------------------------------------------------------------------------------------- pai gow poker
