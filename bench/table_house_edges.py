@@ -6,7 +6,7 @@ each with its precision and the published figure beside it.
 
 * Caribbean stud: a self-check first (``caribbean_edge.self_check``: inclusion–exclusion counts = brute force,
   134,459 suit classes), then **exact** (``caribbean_edge.exact_edge``: 134,459 suit classes × 47 upcards,
-  every dealer hand by inclusion–exclusion; 5–10 min of one core, ~1 GB). ``--quick`` runs the self-check
+  every dealer hand by inclusion–exclusion; 5–10 min of one core, under 1 GB). ``--quick`` runs the self-check
   and a 200,000-hand simulation instead of the enumeration.
 * Pai gow poker: ``--deals`` antithetic deals per house way (``paigow_edge.simulate``), seeds
   ``pg-<way>-<chunk>``; player and banker edges at a ₩10,000 stake (5% commission rounded up to ₩100).

@@ -254,7 +254,7 @@ def exact_edge(rules: C.CaribbeanRules = C.STANDARD, *, chunk: int = 2_000,
     ``"optimal"`` calls iff E[call | the five cards and the dealer's upcard] > −1 (every (hand, upcard)
     pair: 2,598,960 × 47, each against the 163,185 dealer hands holding that upcard);
     ``"optimal_no_upcard"`` decides on the five cards alone. A non-2× ``call_multiple`` is honoured.
-    Needs ~1 GB and 5–10 minutes of one core (numpy); ``prebuilt`` = (hands, ranks, tables) to reuse."""
+    Needs under 1 GB and 5–10 minutes of one core (numpy); ``prebuilt`` = (hands, ranks, tables) to reuse."""
     hands, ranks, tables = prebuilt or (*all_hands(), None)
     tables = tables or SubsetTables.build(hands, ranks)
     reps, sizes = suit_classes(hands)
@@ -307,6 +307,9 @@ class SimResult:
 
     def ci95(self) -> tuple[float, float]:
         return self.house_edge - 1.96 * self.se, self.house_edge + 1.96 * self.se
+
+    def __add__(self, o: SimResult) -> SimResult:
+        return SimResult(self.hands + o.hands, self.total + o.total, self.total_sq + o.total_sq)
 
 
 def play(player: Sequence[int], dealer: Sequence[int], calls: bool, rules: C.CaribbeanRules = C.STANDARD) -> int:
