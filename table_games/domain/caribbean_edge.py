@@ -1,19 +1,22 @@
 """Caribbean stud: the exact house edge of the ante, by complete enumeration, and a seeded simulation.
 
 The exact figure (the standard method of the published analyses): every one of the 2,598,960 player hands,
-reduced to its **134,459 suit-isomorphism classes** (weighted by class size), against **every one of the
-C(47,5) = 1,533,939 dealer hands** from the other 47 cards — 19,933,230,517,200 player/dealer pairs.
+reduced to its **134,459 suit-isomorphism classes** (weighted by class size), × each of the 47 cards the
+dealer's **upcard** can be, against **every dealer hand holding that upcard** (C(46,4) = 163,185) — i.e.
+every one of the C(47,5) = 1,533,939 dealer hands five times, once per upcard: 19,933,230,517,200
+player/dealer pairs, the player deciding with the five cards and the upcard in view.
 
 The dealer's hands are never walked one by one. Everything the call needs from a player hand ``P`` is how
 many disjoint dealer hands rank at or above a given evaluator rank, and that count is an **inclusion–
-exclusion** over the 32 subsets ``S`` of ``P``'s cards::
+exclusion** over the subsets ``S`` of ``P``'s cards (with the upcard ``u`` added to each)::
 
-    #{D : D ∩ P = ∅, rank(D) ≤ x} = Σ_{S ⊆ P} (−1)^|S| · #{D ⊇ S : rank(D) ≤ x}
+    #{D : D ∩ P = ∅, u ∈ D, rank(D) ≤ x} = Σ_{S ⊆ P} (−1)^|S| · #{D ⊇ S ∪ {u} : rank(D) ≤ x}
 
 where the right-hand counts come from sorted tables of all 2,598,960 hands' ranks, one segment per k-card
 subset (k = 0 … 5, keyed by the subset's colex index), so each is one ``numpy.searchsorted``. Ranks are
 phevaluator's (1 = royal flush … 7,462 = 7-5-4-3-2; smaller is stronger), ties are exact equality (no suit
 order), and the dealer qualifies iff rank ≤ rank(A-K-4-3-2) (A-K high or better is a rank band).
+:func:`self_check` compares these counts with a direct walk over all hands.
 
 Per ante (call = 2 antes), for the call paytable ``pays`` (:data:`caribbean.STANDARD`'s 100/50/20/7/5/4/3/2/1):
 
@@ -21,8 +24,9 @@ Per ante (call = 2 antes), for the call paytable ``pays`` (:data:`caribbean.STAN
 * dealer qualifies, player higher → +1 + 2·pays[category(P)]; equal → 0; lower → −3;
 * fold → −1.
 
-:func:`exact_edge` returns the edge under the **optimal** strategy (call iff E[call] > −1) and under fixed
-published rules (:data:`STRATEGIES`), plus the element of risk (edge ÷ average total bet). Results are
+:func:`exact_edge` returns the edge under the **optimal** strategy (call iff E[call | five cards, upcard] >
+−1), optimal play ignoring the upcard, and fixed published rules (:data:`STRATEGIES`), each with its
+element of risk (edge ÷ average total bet). Results are
 fractions of integer counts (exact); only the final division is floating point.
 
 :func:`simulate` deals seeded random hands through the same evaluator for a fixed strategy (the fast unit
@@ -123,7 +127,7 @@ def suit_classes(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         relabelled = np.sort(rank * 4 + np.array(perm, dtype=np.int8)[suit], axis=1)
         ix = _colex(relabelled)
         best = ix if best is None else np.minimum(best, ix)
-    canon, first, sizes = np.unique(best, return_index=True, return_counts=True)
+    _, first, sizes = np.unique(best, return_index=True, return_counts=True)
     return first, sizes
 
 
