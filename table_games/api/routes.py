@@ -154,6 +154,12 @@ def create_table(body: TableIn):
     return tables().create(principal(), body.model_dump()), 201
 
 
+@bp.get("/house-edges")
+@bp.doc(summary="Every table game's house edge: exact or simulated with its 95% CI, the published figure beside it", **AUTH_DOC)
+def house_edges():
+    return tables().house_edges(principal())
+
+
 @bp.get("/<code>")
 @bp.doc(summary="A table: rules, limits, seats, shoe, stakes in play", **AUTH_DOC)
 def get_table(code: str):

@@ -1,9 +1,10 @@
 """Texas Hold'em Bonus: a stated playing strategy, the fast simulation kernel and the exact values that
 measure how far the strategy is from optimal play.
 
-No published house edge exists for this game's ante/flop/turn/river (reference file: ``null``), and exact
-optimal play is out of reach in Python (each flop decision alone needs ~10⁶ showdowns). So the edge is
-**estimated** for a **stated strategy** and the strategy's distance from optimal is **measured**:
+No exact published house edge exists for this game's ante/flop/turn/river (only "about 2%" for optimal
+play; reference file: ``house_edge`` ``null``), and exact optimal play is out of reach in Python (each flop
+decision alone needs ~10⁶ showdowns). So the edge is **estimated** for a **stated strategy** and the
+strategy's distance from optimal is **measured**:
 
 * :func:`play_hand` -- one hand on evaluator ids with the strategy below; its result is replayed against the
   engine (:mod:`table_games.domain.holdem_bonus`) hand for hand in the tests;

@@ -31,7 +31,7 @@ from jackpot_controller.services.controller import service_for
 from jackpot_controller.services.table import TableAward, settle_table_round, table_level
 from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
 from table_games.domain import baccarat, bigwheel, blackjack, caribbean, holdem_bonus, paigow, roadmaps, roulette
-from table_games.domain import sicbo, three_card
+from table_games.domain import house_edges, sicbo, three_card
 from table_games.domain.poker_table import PROGRESSIVE
 from table_games.domain.cards import card_strings, parse_cards
 from table_games.domain.errors import BettingClosed, ShoeExhausted, TableRuleError
@@ -278,6 +278,12 @@ class TableService:
         require_role(principal, *READ_ROLES)
         with self.ctx.uow(readonly=True) as uow:
             return {"tables": [table_view(t, uow.tables.seats(t.id), uow) for t in uow.tables.all()]}
+
+    def house_edges(self, principal: Principal) -> dict:
+        """Every game's stated house edge (:func:`table_games.domain.house_edges.catalogue`): exact figures
+        and stored simulations with their 95% CI, the published figure beside each. Nothing is simulated."""
+        require_role(principal, *READ_ROLES)
+        return {"games": house_edges.catalogue()}
 
     def get(self, principal: Principal, code: str) -> dict:
         require_role(principal, *READ_ROLES)

@@ -182,6 +182,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # MANAGER_ROLES operator; a player's own token for their bets, decisions on their box, their seat's backers)
     "tables.list_tables": staff("pit", "operator", "auditor", "host"),
     "tables.get_table": staff("pit", "operator", "auditor", "host"),
+    "tables.house_edges": staff("pit", "operator", "auditor", "host"),
     "tables.get_round": staff("pit", "operator", "auditor", "host"),
     "tables.replay": staff("pit", "operator", "auditor", "host"),
     "tables.get_roadmaps": staff("pit", "operator", "auditor", "host"),
