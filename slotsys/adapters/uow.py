@@ -14,6 +14,7 @@ from slotsys.adapters.db import WRITE_BEHIND
 from slotsys.adapters.floor_records import AuditLogRepo, MachineEventRepo
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
+from slotsys.adapters.machine_reports import MachineMeterReportRepo
 from slotsys.adapters.players_repo import PlayerRepo
 from slotsys.adapters.repositories import GameRoundRepo, MachineRepo, StaffRepo
 from table_games.adapters.repo import TableRepo
@@ -42,6 +43,7 @@ class SqlUnitOfWork:
         self.players = PlayerRepo(s)
         self.audit_log = AuditLogRepo(s)
         self.machine_events = MachineEventRepo(s)
+        self.meter_reports = MachineMeterReportRepo(s)
         self._after_commit = []
         return self
 
