@@ -182,12 +182,14 @@ def streams(host, port) -> None:
               help="credentials JSON (default: var/demo-credentials.json from make run)")
 @click.option("--seed", "rng_seed", type=int, default=None, help="seed for the emulator's choices")
 @click.option("--concurrency", default=8, show_default=True, help="machines playing at once")
-def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency) -> None:
+@click.option("--machine-reported", "machine_reported", default=0, show_default=True,
+              help="machines (the last N) that decide their own outcomes and report them (machine mode)")
+def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, machine_reported) -> None:
     """Play like real machines over HTTP; exits non-zero on any error or an unbalanced ledger."""
     from slotsys.emulator import run_emulator
 
     sys.exit(run_emulator(url=url, n_machines=n_machines, spins=spins, cred_path=cred_path,
-                          rng_seed=rng_seed, concurrency=concurrency))
+                          rng_seed=rng_seed, concurrency=concurrency, machine_reported=machine_reported))
 
 
 from slotsys.mathcli import par, simulate  # noqa: E402  (game-math commands live in their own module)

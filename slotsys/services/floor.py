@@ -329,6 +329,7 @@ def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False, met
         "game_kind": game.kind,
         "variation": m.variation or game.default_variation,
         "status": m.status,
+        "outcome_source": m.outcome_source,  # server: spins; machine: it reports its own games
         "credits": credits_won,
         "meters": {
             "coin_in": m.coin_in,

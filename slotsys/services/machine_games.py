@@ -78,6 +78,20 @@ def set_outcome_source(uow, machine: Machine, source: Any) -> tuple[str, str]:
     return before, source
 
 
+def set_outcome_sources(uow_factory, modes: dict[str, str], *, principal: Principal | None = None,
+                        reason: str = "") -> None:
+    """Set several machines' ``outcome_source`` (``{asset: mode}``) in one transaction, each change audit-logged
+    (``machine.outcome_source``; ``principal`` None: the system)."""
+    with uow_factory() as uow:
+        for asset, mode in sorted(modes.items()):
+            m = uow.machines.get(asset, for_update=True)
+            before, after = set_outcome_source(uow, m, mode)
+            if before != after:
+                audit_log.record(uow, principal, "machine.outcome_source", f"machine:{asset}",
+                                 before={"outcome_source": before}, after={"outcome_source": after}, reason=reason)
+        uow.commit()
+
+
 def _active(m: Machine) -> None:
     if m.status != "active":
         raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
@@ -103,14 +117,8 @@ class MachineGameService:
     def set_outcome_source(self, principal: Principal | None, asset: str, source: Any, *, reason: str = "") -> dict:
         """Switch a machine between server-decided and machine-reported play (audit-logged as
         ``machine.outcome_source``). Returns ``{"machine", "outcome_source"}``; 422 ``outcome_source``."""
-        with self.ctx.uow() as uow:
-            m = uow.machines.get(asset, for_update=True)
-            before, after = set_outcome_source(uow, m, source)
-            if before != after:
-                audit_log.record(uow, principal, "machine.outcome_source", f"machine:{asset}",
-                                 before={"outcome_source": before}, after={"outcome_source": after}, reason=reason)
-            uow.commit()
-        return {"machine": asset, "outcome_source": after}
+        set_outcome_sources(self.ctx.uow, {asset: source}, principal=principal, reason=reason)
+        return {"machine": asset, "outcome_source": source}
 
     # ------------------------------------------------------------ a reported game
     def report_game(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
