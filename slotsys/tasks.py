@@ -19,3 +19,13 @@ def purge_idempotency() -> dict:
     from slotsys.services.retention import purge_from_settings
 
     return purge_from_settings(services().ctx).as_dict()
+
+
+@shared_task(name="slotsys.reconcile_machine_meters")
+def reconcile_machine_meters() -> dict:
+    """The gaming-day close: every machine-mode machine's last reported meters against the system's; each
+    difference is recorded as a ``meter_mismatch`` event (beat, daily at 21:00 UTC = 06:00 Asia/Seoul)."""
+    from slotsys.bootstrap import services
+    from slotsys.services.machine_games import reconcile_floor
+
+    return reconcile_floor(services().ctx)

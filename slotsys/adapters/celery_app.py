@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 
 from celery import Celery
+from celery.schedules import crontab
 
 from slotsys.settings import Settings
 
@@ -61,6 +62,9 @@ def make_celery(settings: Settings) -> Celery:
             "jackpot-fold": {"task": "jackpot_controller.fold", "schedule": 1.0},  # the sequencer's safety net
             "jackpot-sweep": {"task": "jackpot_controller.sweep", "schedule": 5.0},  # lost awards, claim timeouts
             "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
+            # the gaming-day close (06:00 Asia/Seoul): machine-reported meters reconciled (services/machine_games.py)
+            "reconcile-machine-meters": {"task": "slotsys.reconcile_machine_meters",
+                                         "schedule": crontab(hour=21, minute=0)},
             # idempotency records past SLOTSYS_IDEMPOTENCY_RETENTION_DAYS, in bounded batches (services/retention.py)
             "purge-idempotency": {"task": "slotsys.purge_idempotency",
                                   "schedule": float(settings.idempotency_purge_interval_s)},
