@@ -372,7 +372,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     unreconciled = []
     for asset in sorted(reporting):  # the machines' meters against the host's: zero difference expected
         rec = _ok(auditor.call("GET", f"/api/v1/machines/{asset}/reconciliation"), stats, "reconciliation")
-        if rec is not None and not rec["balanced"]:
+        if rec is not None and rec["balanced"] is False:
             unreconciled.append(asset)
             stats.error(f"reconciliation {asset}: {rec['mismatches']}")
     levels_after = level_totals()

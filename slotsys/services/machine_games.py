@@ -269,8 +269,9 @@ class MachineGameService:
         ``meter_mismatch`` events recorded at each report and at the gaming-day close).
 
         Response: ``machine``, ``outcome_source``, ``system`` (meters, ``game_number``), ``reported`` (the last
-        report's meters, ``game_number``, ``source``, ``at``; null before any), ``mismatches`` (meter, system,
-        machine, difference = system − machine), ``balanced``, ``exceptions`` (the last 20 ``meter_mismatch``),
+        report's meters, ``game_number``, ``source``, ``at``; null before any), ``comparable`` (the last report
+        is at the system's current game), ``mismatches`` (meter, system, machine, difference = system −
+        machine), ``balanced`` (null when not comparable), ``exceptions`` (the last 20 ``meter_mismatch``),
         ``skipped_games`` and ``refused_reports`` (the last 20 of each)."""
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
@@ -294,15 +295,17 @@ def _events(uow, m: Machine, kind: str) -> list[dict]:
 def _reconciliation(uow, m: Machine) -> dict:
     system = system_meters(m)
     last = uow.meter_reports.latest(m.id)
-    mism = [x.to_dict() for x in reconcile(system, _report_dict(last))] if last else []
-    # a report older than the system's last game cannot be compared meter for meter: say so
+    # only meters reported at the system's current game compare meter for meter (a later game was reported
+    # without meters: "comparable" false until the machine reports them again)
+    comparable = last is not None and last.game_number == m.game_seq
+    mism = [x.to_dict() for x in reconcile(system, _report_dict(last))] if comparable else []
     return {
         "machine": m.asset_number, "outcome_source": m.outcome_source,
         "system": {**system, "game_number": m.game_seq},
         "reported": ({**{k: v for k, v in _report_dict(last).items() if v is not None},
                       "game_number": last.game_number, "source": last.source, "at": last.at.isoformat()}
                      if last else None),
-        "mismatches": mism, "balanced": not mism,
+        "comparable": comparable, "mismatches": mism, "balanced": (not mism) if comparable else None,
         "exceptions": _events(uow, m, MISMATCH),
         "skipped_games": _events(uow, m, SKIPPED),
         "refused_reports": _events(uow, m, REFUSED),
@@ -312,18 +315,21 @@ def _reconciliation(uow, m: Machine) -> dict:
 def reconcile_floor(ctx: ServiceContext, *, trigger: str = "gaming_day_close", now: datetime | None = None) -> dict:
     """Reconcile every machine in machine mode (the gaming-day close, or on demand): each machine's last
     reported meters against the system's; each machine with a difference gets ONE ``meter_mismatch`` event
-    (source ``system``, both figures). Nothing is corrected. Returns ``{"machines", "mismatched": [asset …]}``."""
-    mismatched, n = [], 0
+    (source ``system``, both figures). Nothing is corrected. A machine whose last meters were reported before
+    its current game (or never) cannot be compared: listed in ``not_comparable``. Returns ``{"machines",
+    "mismatched": [asset …], "not_comparable": [asset …]}``."""
+    mismatched, stale, n = [], [], 0
     with ctx.uow() as uow:
         for m in uow.machines.all():
             if m.outcome_source != "machine":
                 continue
             n += 1
             last = uow.meter_reports.latest(m.id)
-            if last is None:
+            if last is None or last.game_number != m.game_seq:  # no meters reported at its current game
+                stale.append(m.asset_number)
                 continue
             if _reconcile_into(uow, m, system_meters(m), _report_dict(last), source="system",
                                game_number=m.game_seq, trigger=trigger):
                 mismatched.append(m.asset_number)
         uow.commit()
-    return {"machines": n, "mismatched": mismatched}
+    return {"machines": n, "mismatched": mismatched, "not_comparable": stale}

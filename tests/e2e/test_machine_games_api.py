@@ -157,7 +157,11 @@ def test_reported_game_without_stops_needs_only_an_offered_bet(api):
                        {"game_number": 1, "denomination": 100, "bet_won": 3_500, "win_won": 1_200})
     assert r.status_code == 200, r.json
     assert r.json["bet"]["credits"] == 35 and r.json["credits"] == 10_000 - 3_500 + 1_200
-    assert r.json["stops"] is None
+    assert r.json["stops"] is None and r.json["reconciliation"] is None
+    # no meters reported at its current game: nothing to compare yet (neither balanced nor a mismatch)
+    rec = api.as_staff("auditor", "GET", "/api/v1/machines/M002/reconciliation", key=None).json
+    assert rec["comparable"] is False and rec["balanced"] is None and rec["reported"] is None
+    assert reconcile_floor(api.app.extensions["slotsys"].ctx)["not_comparable"] == ["M002"]
 
 
 def test_meters_at_game_end_derive_the_games_and_reconcile(api):
