@@ -45,6 +45,9 @@ def test_reported_game_is_accounted_like_a_spin_and_exactly_once(api):
     asset = "M001"  # MASS, ₩100, Dragon Pearl
     machine_mode(api, asset)
     api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/bill-in", {"amount": 50_000})
+    player = api.as_staff("host", "POST", "/api/v1/players", {"name": "Reported Play", "pin": "2468"}).json
+    r = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/card-in", {"card_number": player["card_number"]})
+    assert r.status_code in (200, 201), r.json
     option, outcome = played(7)
     key = uuid.uuid4().hex
     r = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/games", report(option, outcome, 1), key=key)
@@ -53,6 +56,8 @@ def test_reported_game_is_accounted_like_a_spin_and_exactly_once(api):
     win = outcome.total_win_credits * 100
     assert b["bet"]["won"] == 6_000 and b["total_win"] == win and b["stops"] == list(outcome.stops)
     assert b["credits"] == 50_000 - 6_000 + win + sum(j["amount"] for j in b["jackpots"])
+    # the carded player's session and points, as for a spin
+    assert b["player"]["player"] == player["player"] and b["player"]["points_earned_milli"] > 0
     again = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/games", report(option, outcome, 1), key=key)
     assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true" and again.json == b
     view = meters(api, asset)
@@ -211,3 +216,24 @@ def test_meter_mismatch_is_an_exception_never_a_correction(api):
     out = reconcile_floor(api.app.extensions["slotsys"].ctx)
     assert out["mismatched"] == [asset]
     assert len(events(api, asset, "meter_mismatch")) == 2
+
+
+def test_mystery_award_is_answered_as_a_bonus_to_pay_on_the_machine(api):
+    """Embedded SQLite folds the wager in the report's transaction: the award comes back in the answer,
+    credited to the machine (as a spin's)."""
+    from jackpot_controller.adapters.tables import JackpotLevel
+
+    svc = api.app.extensions["slotsys"]
+    with svc.uow() as uow:  # arm MASS_MINOR: the first contribution crosses its trigger
+        lv = uow.session.query(JackpotLevel).filter_by(code="MASS_MINOR").one()
+        lv.trigger_milli = lv.value_milli + 1
+        uow.commit()
+    machine_mode(api, "M011")
+    api.as_machine("M011", "POST", "/api/v1/machines/M011/bill-in", {"amount": 10_000})
+    r = api.as_machine("M011", "POST", "/api/v1/machines/M011/games",
+                       {"game_number": 1, "denomination": 100, "bet_credits": 10, "win_credits": 0})
+    assert r.status_code == 200, r.json
+    (award,) = [j for j in r.json["jackpots"] if j["level"] == "MASS_MINOR"]
+    assert award["amount"] > 0 and r.json["credits"] == 10_000 - 1_000 + sum(j["amount"] for j in r.json["jackpots"])
+    assert meters(api, "M011")["meters"]["jackpot_out"] == sum(j["amount"] for j in r.json["jackpots"])
+    assert api.audit()["balanced"] is True
