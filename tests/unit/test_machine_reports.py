@@ -132,3 +132,31 @@ def test_reconcile_reports_each_difference_with_both_figures():
     assert reconcile(system, {"coin_in": 6000, "coin_out": 1500, "games_played": 1, "jackpot": None}) == []
     (m,) = reconcile(system, {"coin_in": 6100, "coin_out": 1500, "games_played": 1})
     assert m.to_dict() == {"meter": "coin_in", "system": 6000, "machine": 6100, "difference": -100}
+
+
+def test_the_emulated_reporting_machine_reports_what_the_rules_accept():
+    from slotsys.emulator_reported import ReportingMachine
+
+    info = {"game": "tiger_reels_243", "variation": "92", "denomination": 100,
+            "meters": {"coin_in": 0, "coin_out": 0, "games_played": 0, "game_number": 0}}
+    machine = ReportingMachine("M002", info, seed=3)
+    kinds = set()
+    previous = {"coin_in": 0, "coin_out": 0, "games_played": 0}
+    for opt in [o.to_dict() for o in TR.bet_options()] * 3:
+        decided = machine.next_report(opt)
+        if decided is None:
+            continue
+        path, body, after = decided
+        deltas = meter_deltas(previous, check_meters(after))
+        if path.endswith("/games"):
+            kinds.add("stops" if "stops" in body else "bet_only")
+            c = check(GameReport(**{k: v for k, v in body.items()}), game=TR, last=machine.game_number,
+                      variation="92")
+            assert c.bet_credits * 100 == deltas["coin_in"] and c.win_credits * 100 == deltas["coin_out"]
+        else:
+            kinds.add("meters")
+            p = derive_play(TR, 100, deltas)
+            assert p.games == 1 and p.bet_credits == opt["credits"]
+        machine.accepted(after)
+        previous = after
+    assert kinds == {"stops", "bet_only", "meters"} and machine.game_number == machine.meters["games_played"]
