@@ -119,3 +119,20 @@ def test_reported_games_concurrent_retries_mystery_hit_and_reconciliation(pg_app
     assert reconcile_floor(svc.ctx) == {"machines": 2, "mismatched": [], "not_comparable": []}
     audit = api.audit()
     assert audit["balanced"] and all(j["agrees"] for j in audit["jackpots"])
+
+    # a skipped game number with meters the host disagrees with: accounted, both exceptions recorded on
+    # PostgreSQL's write-behind commit, the reconciliation shows the difference (never corrected)
+    b = assets[1]
+    o = play(game, option, SeededRng(2))
+    body = {"game_number": GAMES + 3, "denomination": 100, "bet_credits": option.credits,
+            "win_credits": o.total_win_credits,
+            "meters": {"coin_in": played[b]["coin_in"] + 3_000,
+                       "coin_out": played[b]["coin_out"] + o.total_win_credits * 100, "games_played": GAMES + 3}}
+    r = api.as_machine(b, "POST", f"/api/v1/machines/{b}/games", body)
+    assert r.status_code == 200, r.json
+    assert r.json["skipped"] == {"first": GAMES + 1, "last": GAMES + 2}
+    assert {m["meter"] for m in r.json["reconciliation"]["mismatches"]} == {"coin_in", "games_played"}
+    rec = api.as_staff("auditor", "GET", f"/api/v1/machines/{b}/reconciliation", key=None).json
+    assert rec["balanced"] is False and len(rec["exceptions"]) == 1 and len(rec["skipped_games"]) == 1
+    assert rec["system"]["coin_in"] == played[b]["coin_in"] + 1_000
+    assert api.audit()["balanced"]
