@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     from jackpot_controller.api.routes import bp as jackpots_bp
     from slotsys.api.machines import bp as machines_bp
+    from slotsys.api.machine_games import bp as machine_games_bp
     from slotsys.api.players import bp as players_bp, machines_bp as player_machines_bp
     from slotsys.api.staff import bp as staff_bp
     from slotsys.api.system import bp as system_bp
@@ -62,7 +63,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(mahjong_bp)
     from tito.api.routes import bp as tickets_bp
 
-    for bp in (system_bp, staff_bp, machines_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
+    for bp in (system_bp, staff_bp, machines_bp, machine_games_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
         app.register_blueprint(bp)
     from slotsys.api.floor_admin import bp as floor_admin_bp  # game approval, staff administration, audit log
     app.register_blueprint(floor_admin_bp)

@@ -215,13 +215,15 @@ def sequencer(heartbeat_file: Path | None) -> None:
 @click.option("--event-rate", default=0.02, show_default=True, help="chance per spin of a machine event (doors, printer, power)")
 @click.option("--offline-after", type=float, default=0.0, show_default=True,
               help="the server's SLOTSYS_MACHINE_OFFLINE_AFTER_S: one machine goes silent longer than that (0: never)")
-def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate, offline_after) -> None:
+@click.option("--machine-reported", "machine_reported", default=0, show_default=True,
+              help="machines (the last N) that decide their own outcomes and report them (machine mode)")
+def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate, offline_after, machine_reported) -> None:
     """Play like real machines over HTTP; exits non-zero on any error or an unbalanced ledger."""
     from slotsys.emulator import run_emulator
 
     sys.exit(run_emulator(url=url, n_machines=n_machines, spins=spins, cred_path=cred_path,
                           rng_seed=rng_seed, concurrency=concurrency, event_rate=event_rate,
-                          offline_after=offline_after))
+                          offline_after=offline_after, machine_reported=machine_reported))
 
 
 from slotsys.mathcli import par, simulate  # noqa: E402  (game-math commands live in their own module)

@@ -2,7 +2,8 @@
 
 Each machine: bill-in (or a ticket printed by another machine, inserted with the two-phase
 ticket-in: authorise, then commit, or now and then reject and give it back), spins at random
-valid bet options it can afford, cashes out to a ticket now and then (a cash-out above the
+valid bet options it can afford (``--machine-reported N``: N machines decide their own outcomes and
+report them, ``slotsys.emulator_reported``), cashes out to a ticket now and then (a cash-out above the
 ticket limit is paid by an attendant as a handpay receipt); tickets are redeemed at the cage,
 at a kiosk or inserted into another machine. Retries reuse the Idempotency-Key, as a real
 machine does. Ends with a summary and the auditor's ledger proof; returns the exit code
@@ -72,6 +73,11 @@ class Stats:
     alerts_resolved: int = 0
     alerts_auto_resolved: int = 0
     raised: set = field(default_factory=set)  # alert ids the emulator's events (or silences) opened
+    reported_games: int = 0  # machine-reported machines: games the machine decided and reported
+    reported_coin_in: int = 0
+    reported_coin_out: int = 0
+    meter_reports: int = 0  # of which reported as meters at game end
+    meter_mismatches: int = 0  # reports whose meters the host found different from its own
     errors: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -142,7 +148,8 @@ def _ok(resp: httpx.Response, stats: Stats, what: str) -> dict | None:
 
 
 def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Path | None, rng_seed: int | None,
-                 concurrency: int, event_rate: float = 0.02, offline_after: float = 0.0) -> int:
+                 concurrency: int, event_rate: float = 0.02, offline_after: float = 0.0,
+                 machine_reported: int = 0) -> int:
     console = Console()
     cred_path = cred_path or get_settings().credentials_file
     if not cred_path.exists():
@@ -155,6 +162,9 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     if len(machines) < n_machines:
         console.print(f"[yellow]only {len(machines)} machines in the credentials file[/yellow]")
     rnd = random.Random(rng_seed)
+    # the last ``machine_reported`` machines decide their own outcomes and report them (machine mode)
+    reporting = {m["asset"] for m in machines[len(machines) - min(max(machine_reported, 0), len(machines)):]}
+    from slotsys.emulator_reported import ReportingMachine, set_modes
 
     def login(role: str) -> str:
         for _ in range(10):
@@ -284,6 +294,27 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             resp = c.call("POST", f"/api/v1/machines/{asset}/spin", bet, money=True)
         return resp
 
+    def report(c: Client, reporter: ReportingMachine, opt: dict) -> dict | None:
+        """A machine-mode game: the machine decides, then reports the game (or its meters at game end)."""
+        decided = reporter.next_report(opt)
+        if decided is None:
+            return None
+        path, body, after = decided
+        resp = c.call("POST", path, body, money=True)
+        if resp.status_code == 409 and resp.json().get("type", "").endswith("machine-locked"):
+            for _ in range(20):  # a jackpot handpay locked the machine: the attendant comes
+                if settle_jackpot_handpays(reporter.asset):
+                    break
+                time.sleep(0.25)
+            resp = c.call("POST", path, body, money=True)
+        out = _ok(resp, stats, "game report" if path.endswith("/games") else "meters report")
+        if out:
+            reporter.accepted(after)
+            rec = out.get("reconciliation") or {"balanced": True}
+            stats.add(reported_games=1, reported_coin_in=out["bet"]["won"], reported_coin_out=out["total_win"],
+                      meter_reports=int(path.endswith("/meters")), meter_mismatches=int(not rec["balanced"]))
+        return out
+
     def play_spins(machine: dict, seed: int, progress, task) -> None:
         r = random.Random(seed)
         asset = machine["asset"]
@@ -291,6 +322,7 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         info = _ok(c.call("GET", f"/api/v1/machines/{asset}/meters"), stats, "meters")
         if info is None:
             return
+        reporter = ReportingMachine(asset, info, seed) if asset in reporting else None
         denom = info["denomination"]
         options = info["bet_options"]
         credits = info["credits"]
@@ -324,9 +356,13 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                     continue
             opt = r.choice(affordable)
             bet = {k: opt[k] for k in ("lines", "reels", "multiplier") if opt.get(k) is not None}
-            body = _ok(spin(c, asset, bet), stats, "spin")
-            if body:  # jackpot awards are counted from the levels (on PostgreSQL they are paid after the spin)
-                stats.add(spins=1, coin_in=body["bet"]["won"], coin_out=body["total_win"])
+            if reporter is not None:  # the machine decides and reports (counted in report())
+                body = report(c, reporter, opt)
+            else:
+                body = _ok(spin(c, asset, bet), stats, "spin")
+                if body:  # jackpot awards are counted from the levels (on PostgreSQL they are paid after the spin)
+                    stats.add(spins=1, coin_in=body["bet"]["won"], coin_out=body["total_win"])
+            if body:
                 credits = body["credits"]
             if credits > 0 and (r.random() < 0.01 or i == spins - 1):
                 out = _ok(cash_out(c, asset), stats, "cash-out")
@@ -400,6 +436,15 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             time.sleep(0.3)
         stats.error("jackpot sequencer did not drain its queue within 15 s")
 
+    modes = {}  # enrol each machine in the outcome source it plays with here, where it is not already
+    for m in machines:
+        info = httpx.get(f"{base}/api/v1/machines/{m['asset']}/meters", timeout=30,
+                         headers={"Authorization": f"Bearer {m['key']}"}).json()
+        want = "machine" if m["asset"] in reporting else "server"
+        if info.get("outcome_source", "server") != want:
+            modes[m["asset"]] = want
+    if modes:
+        set_modes(modes)
     levels_before = level_totals()
     with Progress(TextColumn("[bold]floor"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
         task = progress.add_task("spins", total=len(machines) * spins)
@@ -424,6 +469,12 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             redeem_at_cage(vn)
 
     attend_alerts()
+    unreconciled = []
+    for asset in sorted(reporting):  # the machines' meters against the host's: zero difference expected
+        rec = _ok(auditor.call("GET", f"/api/v1/machines/{asset}/reconciliation"), stats, "reconciliation")
+        if rec is not None and rec["balanced"] is False:
+            unreconciled.append(asset)
+            stats.error(f"reconciliation {asset}: {rec['mismatches']}")
     levels_after = level_totals()
     for code, (hits, won) in levels_after.items():
         h0, w0 = levels_before.get(code, (0, 0))
@@ -432,10 +483,17 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
     t = Table(title="Floor emulator summary")
     t.add_column("figure")
     t.add_column("value", justify="right")
-    rtp = (stats.coin_out + stats.jackpot_won) / stats.coin_in if stats.coin_in else 0.0
+    coin_in, coin_out = stats.coin_in + stats.reported_coin_in, stats.coin_out + stats.reported_coin_out
+    rtp = (coin_out + stats.jackpot_won) / coin_in if coin_in else 0.0
     for k, v in [
-        ("machines", len(machines)), ("spins", stats.spins), ("coin-in", f"₩{stats.coin_in:,}"),
-        ("coin-out (game wins)", f"₩{stats.coin_out:,}"), ("jackpot hits", stats.jackpot_hits),
+        ("machines (server-decided / machine-reported)", f"{len(machines) - len(reporting)} / {len(reporting)}"),
+        ("server-decided spins", stats.spins), ("coin-in, server-decided", f"₩{stats.coin_in:,}"),
+        ("coin-out (game wins), server-decided", f"₩{stats.coin_out:,}"),
+        ("machine-reported games (of which meters at game end)", f"{stats.reported_games} ({stats.meter_reports})"),
+        ("coin-in, machine-reported", f"₩{stats.reported_coin_in:,}"),
+        ("coin-out (game wins), machine-reported", f"₩{stats.reported_coin_out:,}"),
+        ("meter mismatches reported / machines unreconciled", f"{stats.meter_mismatches} / {len(unreconciled)}"),
+        ("jackpot hits", stats.jackpot_hits),
         ("jackpot won", f"₩{stats.jackpot_won:,}"), ("observed RTP (incl. jackpots)", f"{rtp:.2%}"),
         ("bills in", f"₩{stats.bills_in:,}"), ("tickets issued", stats.tickets_issued),
         ("tickets redeemed at the cage", stats.tickets_cage), ("tickets redeemed at a kiosk", stats.tickets_kiosk),

@@ -27,3 +27,13 @@ def machines_offline_sweep() -> dict:
     from slotsys.bootstrap import services
 
     return services().events.sweep_offline()
+
+
+@shared_task(name="slotsys.reconcile_machine_meters")
+def reconcile_machine_meters() -> dict:
+    """The gaming-day close: every machine-mode machine's last reported meters against the system's; each
+    difference is recorded as a ``meter_mismatch`` event (beat, daily at 21:00 UTC = 06:00 Asia/Seoul)."""
+    from slotsys.bootstrap import services
+    from slotsys.services.machine_games import reconcile_floor
+
+    return reconcile_floor(services().ctx)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 
 from celery import Celery
+from celery.schedules import crontab
 
 from slotsys.settings import Settings
 
@@ -70,6 +71,9 @@ def make_celery(settings: Settings) -> Celery:
             # machines silent past SLOTSYS_MACHINE_OFFLINE_AFTER_S → comms_lost + alert (services/floor_events.py)
             "machines-offline-sweep": {"task": "slotsys.machines_offline_sweep",
                                        "schedule": _offline_sweep_s()},
+            # the gaming-day close (06:00 Asia/Seoul): machine-reported meters reconciled (services/machine_games.py)
+            "reconcile-machine-meters": {"task": "slotsys.reconcile_machine_meters",
+                                         "schedule": crontab(hour=21, minute=0)},
             # idempotency records past SLOTSYS_IDEMPOTENCY_RETENTION_DAYS, in bounded batches (services/retention.py)
             "purge-idempotency": {"task": "slotsys.purge_idempotency",
                                   "schedule": float(settings.idempotency_purge_interval_s)},

@@ -158,6 +158,9 @@ class Machine(Base):
     restricted_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     nonrestricted_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     credit_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # Migration 0020_machine_games: who decides a game's outcome, "server" (the spin) or "machine" (the machine
+    # decides and reports it: slotsys.services.machine_games); a machine refuses the other mode's requests.
+    outcome_source: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
 
 
 class GameRound(Base):

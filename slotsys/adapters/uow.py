@@ -17,6 +17,7 @@ from slotsys.adapters.game_tables import GameDefinitionRepo
 from slotsys.adapters.staff_sessions import StaffSessionRepo
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
+from slotsys.adapters.machine_reports import MachineMeterReportRepo
 from slotsys.adapters.players_repo import PlayerRepo
 from slotsys.adapters.repositories import GameRoundRepo, MachineRepo, StaffRepo
 from table_games.adapters.repo import TableRepo
@@ -48,6 +49,7 @@ class SqlUnitOfWork:
         self.game_definitions = GameDefinitionRepo(s)
         self.staff_sessions = StaffSessionRepo(s)
         self.floor_events = FloorEventsRepo(s)
+        self.meter_reports = MachineMeterReportRepo(s)
         self._after_commit = []
         return self
 

@@ -17,6 +17,7 @@ from slotsys.domain.errors import Forbidden, InsufficientFunds, MachineLocked, V
 from slotsys.domain.evaluator import spin as play
 from slotsys.domain.game import InvalidBet
 from slotsys.domain.loyalty import point_earning_coin_in
+from slotsys.domain.machine_reports import require_mode
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.games import load_game
 from slotsys.services.context import Principal, ServiceContext
@@ -45,6 +46,79 @@ def _active(m: Machine) -> None:
 
 def _credits(uow, asset: str) -> int:
     return uow.ledger.balance(L.machine_credits(asset))
+
+
+def stake(bet_won: int, meters: promo.Credits, field: str = "multiplier") -> promo.Stake:
+    """The bet staked from the credit meters (restricted promo first, then non-restricted, then cashable:
+    ``slotsys.domain.promo.stake``). Raises ``InsufficientFunds`` (409 naming ``field``) when they cannot cover it."""
+    split = promo.stake(bet_won, meters)
+    if split is None:
+        raise InsufficientFunds(
+            f"credits ₩{meters.total:,} are less than the bet ₩{bet_won:,} (cashable ₩{meters.cashable:,}, "
+            f"restricted ₩{meters.restricted:,}, non-restricted ₩{meters.nonrestricted:,})",
+            field=field, credits=meters.to_dict(), bet=bet_won)
+    return split
+
+
+def account_game(uow, ctx: ServiceContext, m: Machine, *, meters: promo.Credits, carded: bool, option,
+                 split: promo.Stake, bet_won: int, win_won: int, outcome, od: dict, game_number: int, games: int = 1,
+                 games_won: int | None = None, guard: dict | None = None, game_id: str = "", kind: str = "machine.spin") -> dict:
+    """Account for one decided game (or, from meters, ``games`` games) on the locked machine ``m``, inside the
+    caller's transaction, whoever decided it (the spin, or the machine: ``slotsys.services.machine_games``).
+
+    Posts ONE balanced ledger entry (``kind``: ``Dr`` each credit meter staked (``split``) / ``Cr
+    machine:<a>:hold``, then the win ``Dr hold / Cr machine:<a>:credits``; won), records the wager with the
+    jackpot controller (``outcome.progressive`` for progressive keys), adds the meters (coin-in, coin-out,
+    jackpot, games played (``games``) and won (``games_won``, default 1 if anything was won), promotional
+    played; ``game_seq`` set to ``game_number``), accrues the carded
+    player's points (``loyalty_play.on_game``), applies the award ``guard`` lock when given and keeps the recall
+    (``game_rounds``: ``od`` with the stake and each win's ``pay_won``). Returns ``{"entry", "jackpots"
+    (awards decided in this transaction), "jackpot_won", "credits_before", "credits" (cashable after),
+    "player"}``."""
+    asset = m.asset_number
+    before = meters.cashable
+    e = L.EntryBuilder(kind, f"game on {asset}")
+    e.add(debit=L.machine_restricted(asset), credit=L.machine_hold(asset), amount=split.restricted,
+          memo="coin-in restricted promo")
+    e.add(debit=L.machine_nonrestricted(asset), credit=L.machine_hold(asset), amount=split.nonrestricted,
+          memo="coin-in non-restricted promo")
+    e.add(debit=L.machine_credits(asset), credit=L.machine_hold(asset), amount=split.cashable, memo="coin-in")
+    e.add(debit=L.machine_hold(asset), credit=L.machine_credits(asset), amount=win_won, memo="coin-out")
+    entry_id = uow.ledger.post(e.build({"machine": asset, "game": game_number}))
+    # Jackpots: the wager joins the controller's ordered queue (no pool row is locked here);
+    # its awards are listed when the hit is decided in this transaction (embedded SQLite),
+    # otherwise the sequencer folds it within a second and pays any award as a bonus.
+    jp, jackpot_won = jackpot.on_wager(uow, ctx, m, bet_won, game_number, outcome)
+    after = before - split.cashable + win_won + jackpot_won
+    uow.machines.add_meters(
+        m, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=games,
+        games_won=games_won if games_won is not None else (1 if (win_won or jackpot_won) else 0),
+        restricted_played=split.restricted, nonrestricted_played=split.nonrestricted,
+        set_values={"game_seq": game_number},
+    )
+    # players: the carded session's meters (same deltas) and points (promotional coin-in earns
+    # none unless SLOTSYS_LOYALTY_PROMO_EARNS_POINTS); None when uncarded
+    player = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
+                                  now=ctx.clock.now(), carded=carded, games=games,
+                                  points_coin_in=point_earning_coin_in(
+                                      split.cashable, split.promotional,
+                                      promo_earns=ctx.settings.loyalty_promo_earns_points))
+    if split.promotional:
+        od["stake"] = split.to_dict()  # the recall shows what the promotional credits paid
+    for w in od.get("wins", []) + [w for f in od.get("free_games", []) for w in f["wins"]]:
+        w["pay_won"] = w["pay_credits"] * m.denomination
+    if guard:
+        m.status = "locked"
+        m.lock_reason = (f"award guard: game {game_number} won {guard['win_credits']} credits "
+                         f"(₩{guard['win_won']:,}) > max award {guard['max_award_credits']} credits")[:200]
+        od["award_guard"] = guard
+        log.warning("award_guard_lock", machine=asset, game=game_id, game_number=game_number, **guard)
+    uow.rounds.add(
+        machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
+        outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
+    )
+    return {"entry": entry_id, "jackpots": jp, "jackpot_won": jackpot_won, "credits_before": before,
+            "credits": after, "player": player}
 
 
 class FloorService:
@@ -90,7 +164,8 @@ class FloorService:
         total includes them. Award guard: a total win above the game's ``max_award_credits`` is
         credited not at all; the machine locks (status "locked", lock_reason with the raw values)
         for attendant verification and ``award_guard`` carries the raw values.
-        Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine.
+        Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine, 409
+        ``outcome_source`` for a machine in machine mode (it reports its own games).
 
         Promotional credits (``slotsys.domain.promo``, docs/promotional-credits.md): the bet is
         staked from the restricted promo meter first, then the non-restricted one, then the
@@ -107,6 +182,7 @@ class FloorService:
             m, meters, carded = uow.machines.get_for_play(asset)
             before = meters.cashable
             _active(m)
+            require_mode(m.outcome_source, "server", asset)  # a machine-mode machine reports its own games
             game = load_game(m.game_id)
             try:
                 option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
@@ -114,12 +190,7 @@ class FloorService:
             except InvalidBet as e:
                 raise ValidationFailed(e.message, field=e.field) from None
             bet_won = option.credits * m.denomination
-            split = promo.stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
-            if split is None:
-                raise InsufficientFunds(
-                    f"credits ₩{meters.total:,} are less than the bet ₩{bet_won:,} (cashable ₩{meters.cashable:,}, "
-                    f"restricted ₩{meters.restricted:,}, non-restricted ₩{meters.nonrestricted:,})",
-                    field="multiplier", credits=meters.to_dict(), bet=bet_won)
+            split = stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
             outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
             # award guard: an award above the game's maximum is never credited; the machine locks
             guard = None
@@ -127,47 +198,13 @@ class FloorService:
                 guard = {"win_credits": outcome.total_win_credits, "max_award_credits": outcome.max_award_credits,
                          "win_won": outcome.total_win_credits * m.denomination, "stops": list(outcome.stops)}
             win_won = 0 if guard else outcome.total_win_credits * m.denomination
-            e = L.EntryBuilder("machine.spin", f"game on {asset}")
-            e.add(debit=L.machine_restricted(asset), credit=L.machine_hold(asset), amount=split.restricted,
-                  memo="coin-in restricted promo")
-            e.add(debit=L.machine_nonrestricted(asset), credit=L.machine_hold(asset), amount=split.nonrestricted,
-                  memo="coin-in non-restricted promo")
-            e.add(debit=L.machine_credits(asset), credit=L.machine_hold(asset), amount=split.cashable, memo="coin-in")
-            e.add(debit=L.machine_hold(asset), credit=L.machine_credits(asset), amount=win_won, memo="coin-out")
             game_number = m.game_seq + 1
-            entry_id = uow.ledger.post(e.build({"machine": asset, "game": game_number}))
-            # Jackpots: the wager joins the controller's ordered queue (no pool row is locked here);
-            # its awards are listed when the hit is decided in this transaction (embedded SQLite),
-            # otherwise the sequencer folds it within a second and pays any award as a bonus.
-            jp, jackpot_won = jackpot.on_wager(uow, self.ctx, m, bet_won, game_number, outcome)
-            after = before - split.cashable + win_won + jackpot_won
-            uow.machines.add_meters(
-                m, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=1,
-                games_won=1 if (win_won or jackpot_won) else 0, restricted_played=split.restricted,
-                nonrestricted_played=split.nonrestricted, set_values={"game_seq": game_number},
-            )
-            # players: the carded session's meters (same deltas) and points (promotional coin-in earns
-            # none unless SLOTSYS_LOYALTY_PROMO_EARNS_POINTS); None when uncarded
-            carded = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
-                                          now=self.ctx.clock.now(), carded=carded,
-                                          points_coin_in=point_earning_coin_in(
-                                              split.cashable, split.promotional,
-                                              promo_earns=self.ctx.settings.loyalty_promo_earns_points))
             od = outcome.to_dict()
-            if split.promotional:
-                od["stake"] = split.to_dict()  # the recall shows what the promotional credits paid
-            for w in od["wins"] + [w for f in od["free_games"] for w in f["wins"]]:
-                w["pay_won"] = w["pay_credits"] * m.denomination
-            if guard:
-                m.status = "locked"
-                m.lock_reason = (f"award guard: game {game_number} won {guard['win_credits']} credits "
-                                 f"(₩{guard['win_won']:,}) > max award {guard['max_award_credits']} credits")[:200]
-                od["award_guard"] = guard
-                log.warning("award_guard_lock", machine=asset, game=game.id, game_number=game_number, **guard)
-            uow.rounds.add(
-                machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
-                outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
-            )
+            acc = account_game(uow, self.ctx, m, meters=meters, carded=carded, option=option, split=split,
+                               bet_won=bet_won, win_won=win_won, outcome=outcome, od=od, game_number=game_number,
+                               guard=guard, game_id=game.id)
+            jp, entry_id, after = acc["jackpots"], acc["entry"], acc["credits"]
+            carded = acc["player"]
             return {
                 "machine": asset,
                 "game_number": game_number,
@@ -292,6 +329,7 @@ def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False, met
         "game_kind": game.kind,
         "variation": m.variation or game.default_variation,
         "status": m.status,
+        "outcome_source": m.outcome_source,  # server: spins; machine: it reports its own games
         "credits": credits_won,
         "meters": {
             "coin_in": m.coin_in,

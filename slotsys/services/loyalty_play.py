@@ -118,7 +118,7 @@ def session_meters(s: PlayerSession) -> dict:
 
 
 def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime,
-            carded: bool = True, points_coin_in: int | None = None) -> dict | None:
+            carded: bool = True, points_coin_in: int | None = None, games: int = 1) -> dict | None:
     """The spin hook: called in the spin's transaction (machine row locked) with the same deltas
     the spin adds to the machine's meters. If a player is carded, adds them to the session's
     meters, accrues points under the session's rule at the player's tier multiplier (on
@@ -143,7 +143,7 @@ def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jac
     s.coin_in += coin_in
     s.coin_out += coin_out
     s.jackpot_out += jackpot_out
-    s.games_played += 1
+    s.games_played += games
     s.games_won += 1 if (coin_out or jackpot_out) else 0
     s.theo_milli += acc.theo_milli
     s.points_milli += acc.points_milli

@@ -58,6 +58,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     # slotsys/api/machines.py + services/floor.py require_machine
     "machines.bill_in": MACHINE, "machines.spin": MACHINE, "machines.cash_out": MACHINE, "machines.ticket_in": MACHINE,
     "machines.meters": MACHINE | staff("operator", "attendant", "auditor"),
+    # slotsys/api/machine_games.py + services/machine_games.py require_machine / the route's require_role
+    "machine_games.report_game": MACHINE, "machine_games.report_meters": MACHINE,
+    "machine_games.reconciliation": staff("operator", "attendant", "auditor"),
     "machines.recall": MACHINE | staff("operator", "attendant", "auditor"),
     # slotsys/services/sessions.py
     "player_machines.card_in": MACHINE,
@@ -325,6 +328,8 @@ class Floor:
             "machines.spin": {"lines": 1, "multiplier": 1},
             "floor_events.report_events": {"kind": "printer_paper_low"},
             "floor_events.dispatch": {}, "floor_events.resolve": {"note": "authz matrix"},
+            "machine_games.report_game": {"game_number": 1, "denomination": 100, "bet_credits": 1, "win_credits": 0},
+            "machine_games.report_meters": {"meters": {"coin_in": 100, "coin_out": 0, "games_played": 1}},
             "machines.ticket_in": {"validation_number": t},
             "player_machines.card_in": {"card_number": self.p1["card_number"]},
             "player_machines.to_machine": {**card, "amount": 1_000},
