@@ -57,8 +57,9 @@ def build_services(settings: Settings | None = None) -> Services:
         except Exception:  # the broker may be down: the beat sweep picks the work up later
             log.warning("task.enqueue_failed", task=name, args=args, exc_info=True)
 
-    ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue)
     publisher = make_publisher(settings.redis_url)
+    ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue,
+                         publish=publisher.publish)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, auth=AuthService(ctx), floor=FloorService(ctx),
         cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine)), audit=AuditService(ctx),

@@ -132,13 +132,15 @@ VOCABULARY: tuple[EventKind, ...] = (
     _k("stacker_removed_outside_drop", None, "Cashbox removed outside a scheduled drop", "정기 드롭 외 캐시박스 분리",
        CRITICAL, alert=True, security=True),
     _k("game_report_refused", None, "Game report refused", "게임 보고 거부", WARNING),
+    _k("game_number_skipped", None, "Game number skipped (games missing between two reports)",
+       "게임 번호 누락 (보고 사이 게임 누락)", WARNING),
     _k("meter_mismatch", None, "Meter mismatch", "미터 불일치", WARNING, alert=True),
 )
 
 BY_KIND: dict[str, EventKind] = {k.kind: k for k in VOCABULARY}
 BY_CODE: dict[int, EventKind] = {k.sas_code: k for k in VOCABULARY if k.sas_code is not None}
 SYSTEM_ONLY = frozenset({"comms_lost", "comms_restored", "stacker_removed_outside_drop", "game_report_refused",
-                         "meter_mismatch"})
+                         "game_number_skipped", "meter_mismatch"})
 """Kinds only the system records: a machine may not report them itself (422 naming ``kind``)."""
 
 assert len(BY_KIND) == len(VOCABULARY) and len(BY_CODE) == sum(k.sas_code is not None for k in VOCABULARY)

@@ -30,3 +30,5 @@ class ServiceContext:
     settings: Settings
     # enqueue(task_name, *args): hands work to Celery (eager in the embedded default)
     enqueue: Callable[..., None] = field(default=lambda name, *args: None)
+    # publish(channel, message): the live channel (Redis pub/sub in production, in-process otherwise)
+    publish: Callable[[str, str], None] = field(default=lambda channel, message: None)

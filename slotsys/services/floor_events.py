@@ -44,12 +44,11 @@ from slotsys.domain.errors import Conflict, NotFound, ValidationFailed
 from slotsys.services import audit_log
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.machine_events import record_event
+from slotsys.services.machine_events import announce_alert, open_alert, record_event
 from slotsys.services.staff import require_role
 
 log = structlog.get_logger("slotsys.floor_events")
 
-CHANNEL = "slotsys:jackpots"  # the live channel the console's stream already carries (docs/streams.md)
 READ_ROLES = ("attendant", "supervisor", "operator", "auditor")
 HANDPAY_SIGN_ROLES = ("attendant", "supervisor")
 
@@ -145,23 +144,12 @@ class FloorEventsService:
 
     # ------------------------------------------------------------------ helpers
     def _announce(self, uow, alert, asset: str) -> None:
-        # a notice only (the live channel also reaches signage and machines): readers fetch the alert itself
-        message = json.dumps({"event": "alert", "id": alert.id, "state": alert.state})
-        uow.after_commit(lambda: self.publish(CHANNEL, message))
+        announce_alert(uow, alert, self.publish)
 
     def _open_alert(self, uow, m, kind: V.EventKind, event, now: datetime, detail: dict | None = None,
                     security: bool | None = None):
         """Open an alert for ``kind`` on machine ``m``, or count a repeat on its unresolved one."""
-        open_ = uow.floor_events.unresolved(m.id, kind.kind, for_update=True)
-        if open_ is not None:
-            open_.repeats += 1
-            return open_
-        a = uow.floor_events.add_alert(machine_id=m.id, kind=kind.kind, severity=kind.severity,
-                                       security=kind.security if security is None else security, state=A.OPEN,
-                                       event_id=event.id if event is not None else None, repeats=0,
-                                       detail=detail or {}, opened_at=now, resolution="")
-        self._announce(uow, a, m.asset_number)
-        return a
+        return open_alert(uow, m.id, kind, event, now, self.publish, detail=detail, security=security)
 
     def _clear(self, uow, m, cleared_kind: str, by_event: str, now: datetime) -> None:
         """The condition ``cleared_kind`` ended (``by_event``): its alert is resolved by the system, unless it is a

@@ -42,7 +42,7 @@ from slotsys.services import audit_log
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.floor import account_game, require_machine, stake
 from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.machine_events import record_event
+from slotsys.services.machine_events import record_system_event
 
 log = structlog.get_logger("slotsys.machine_games")
 
@@ -97,12 +97,13 @@ def _active(m: Machine) -> None:
         raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
 
 
-def _reconcile_into(uow, m: Machine, system: dict[str, int], machine: dict[str, int | None], *, source: str,
-                    game_number: int | None, trigger: str) -> list[dict]:
-    """Compare and record each difference as ONE ``meter_mismatch`` event (both figures); returns them."""
+def _reconcile_into(uow, ctx: ServiceContext, m: Machine, system: dict[str, int], machine: dict[str, int | None], *,
+                    source: str, game_number: int | None, trigger: str) -> list[dict]:
+    """Compare and record each difference as ONE ``meter_mismatch`` event (both figures; it opens an attendant
+    alert); returns them."""
     mismatches = [x.to_dict() for x in reconcile(system, machine)]
     if mismatches:
-        record_event(uow, m.id, MISMATCH, source=source, game_number=game_number,
+        record_system_event(uow, ctx, m.id, MISMATCH, source=source, game_number=game_number,
                      detail={"trigger": trigger, "mismatches": mismatches, "system": system,
                              "machine": {k: v for k, v in machine.items() if v is not None}})
         log.warning("meter_mismatch", machine=m.asset_number, trigger=trigger, mismatches=mismatches)
@@ -162,7 +163,7 @@ class MachineGameService:
                                game_number=checked.game_number, game_id=game.id, kind="machine.game_report")
             if checked.skipped:
                 first, last_missing = checked.skipped
-                record_event(uow, m.id, SKIPPED, source="api", game_number=checked.game_number,
+                record_system_event(uow, self.ctx, m.id, SKIPPED, source="api", game_number=checked.game_number,
                              detail={"expected": first, "reported": checked.game_number,
                                      "missing": {"first": first, "last": last_missing},
                                      "count": last_missing - first + 1})
@@ -170,7 +171,7 @@ class MachineGameService:
             if reported is not None:
                 uow.meter_reports.add(m.id, source="game", game_number=checked.game_number, meters=reported)
                 after = _after(before, bet_won, win_won, acc["jackpot_won"], games=1)
-                mism = _reconcile_into(uow, m, after, reported, source="api", game_number=checked.game_number,
+                mism = _reconcile_into(uow, self.ctx, m, after, reported, source="api", game_number=checked.game_number,
                                        trigger="game_report")
                 rec = {"balanced": not mism, "mismatches": mism}
             return {
@@ -219,7 +220,7 @@ class MachineGameService:
             uow.meter_reports.add(m.id, source="meters", game_number=game_number, meters=reported)
             after = _after(before, bet_won, win_won, acc["jackpot_won"], games=play.games,
                            games_won=deltas.get("games_won"))
-            mism = _reconcile_into(uow, m, after, reported, source="api", game_number=game_number,
+            mism = _reconcile_into(uow, self.ctx, m, after, reported, source="api", game_number=game_number,
                                    trigger="meters_report")
             return {
                 "machine": asset, "outcome_source": "machine", "games": play.games, "game_number": game_number,
@@ -255,7 +256,7 @@ class MachineGameService:
         try:
             with self.ctx.uow() as uow:
                 m = uow.machines.get(asset)
-                record_event(uow, m.id, REFUSED, source="api", game_number=game_number,
+                record_system_event(uow, self.ctx, m.id, REFUSED, source="api", game_number=game_number,
                              detail={"field": err.field, "reason": reason, "reported": reported,
                                      "detail": err.detail[:300]})
                 uow.commit()
@@ -328,7 +329,7 @@ def reconcile_floor(ctx: ServiceContext, *, trigger: str = "gaming_day_close", n
             if last is None or last.game_number != m.game_seq:  # no meters reported at its current game
                 stale.append(m.asset_number)
                 continue
-            if _reconcile_into(uow, m, system_meters(m), _report_dict(last), source="system",
+            if _reconcile_into(uow, ctx, m, system_meters(m), _report_dict(last), source="system",
                                game_number=m.game_seq, trigger=trigger):
                 mismatched.append(m.asset_number)
         uow.commit()

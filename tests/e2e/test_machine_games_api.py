@@ -216,6 +216,9 @@ def test_meter_mismatch_is_an_exception_never_a_correction(api):
     out = reconcile_floor(api.app.extensions["slotsys"].ctx)
     assert out["mismatched"] == [asset]
     assert len(events(api, asset, "meter_mismatch")) == 2
+    # a person must look: ONE attendant alert for the machine's mismatch (the second counts as a repeat)
+    alerts = api.as_staff("attendant", "GET", "/api/v1/alerts?kind=meter_mismatch", key=None).json["alerts"]
+    assert [(a["machine"], a["state"], a["repeats"]) for a in alerts] == [(asset, "open", 1)]
 
 
 def test_mystery_award_is_answered_as_a_bonus_to_pay_on_the_machine(api):
