@@ -65,8 +65,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     for bp in (system_bp, staff_bp, machines_bp, machine_games_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
         app.register_blueprint(bp)
-    from slotsys.api.floor_admin import bp as floor_admin_bp  # game approval, staff administration, audit log
-    app.register_blueprint(floor_admin_bp)
+    from slotsys.api.administration import bp as administration_bp  # game approval, staff administration, audit log
+    app.register_blueprint(administration_bp)
     from slotsys.api.floor_events import bp as floor_events_bp  # machine events, alerts, handpays
     app.register_blueprint(floor_events_bp)
     from slotsys.web.pages import register_screens  # issue 10: the pages + their read-only API

@@ -172,15 +172,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     # authorised by the ?token= minted by stream_token (EventSource sends no header), whoever sends the request;
     # without a valid token every caller is refused: test_the_screens_stream_needs_its_token
     "screens.jackpot_stream": PUBLIC,
-    # slotsys/api/floor_admin.py → services/game_catalogue.py (UPLOADERS operator, APPROVERS supervisor, READERS
+    # slotsys/api/administration.py → services/game_catalogue.py (UPLOADERS operator, APPROVERS supervisor, READERS
     # operator, supervisor, auditor), services/staff_admin.py (admin), services/audit_reader.py (auditor)
-    "floor_admin.upload_game": staff("operator"),
-    "floor_admin.list_uploads": staff("operator", "supervisor", "auditor"),
-    "floor_admin.get_upload": staff("operator", "supervisor", "auditor"),
-    "floor_admin.approve_game": staff("supervisor"), "floor_admin.reject_game": staff("supervisor"),
-    "floor_admin.create_user": staff(), "floor_admin.list_users": staff(), "floor_admin.update_user": staff(),
-    "floor_admin.list_sessions": staff(), "floor_admin.end_session": staff(),
-    "floor_admin.audit_log": staff("auditor"),
+    "administration.upload_game": staff("operator"),
+    "administration.list_uploads": staff("operator", "supervisor", "auditor"),
+    "administration.get_upload": staff("operator", "supervisor", "auditor"),
+    "administration.approve_game": staff("supervisor"), "administration.reject_game": staff("supervisor"),
+    "administration.create_user": staff(), "administration.list_users": staff(), "administration.update_user": staff(),
+    "administration.list_sessions": staff(), "administration.end_session": staff(),
+    "administration.audit_log": staff("auditor"),
     # table_games/services/tables.py (READ_ROLES pit, operator, auditor, host; DEALER_ROLES pit, operator;
     # MANAGER_ROLES operator; a player's own token for their bets, decisions on their box, their seat's backers)
     "tables.list_tables": staff("pit", "operator", "auditor", "host"),
@@ -389,10 +389,10 @@ class Floor:
                                    "tsumo": True},
             "mahjong.draw": {"number": 1},
             # an invalid definition / a too-short password: 422 for the allowed, nothing stored
-            "floor_admin.upload_game": {"definition": "id: authz"},
-            "floor_admin.approve_game": {}, "floor_admin.reject_game": {"reason": "authz"},
-            "floor_admin.create_user": {"username": "authz-user", "password": "short", "role": "host"},
-            "floor_admin.update_user": {"active": True},
+            "administration.upload_game": {"definition": "id: authz"},
+            "administration.approve_game": {}, "administration.reject_game": {"reason": "authz"},
+            "administration.create_user": {"username": "authz-user", "password": "short", "role": "host"},
+            "administration.update_user": {"active": True},
         }
         return bodies.get(endpoint)
 

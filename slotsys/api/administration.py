@@ -17,16 +17,16 @@ from slotsys.services.audit_reader import AuditLogReader
 from slotsys.services.game_catalogue import STATUSES, GameCatalogueService
 from slotsys.services.staff_admin import StaffAdminService
 
-bp = APIBlueprint("floor_admin", __name__, url_prefix="/api/v1", tag="Administration")
+bp = APIBlueprint("administration", __name__, url_prefix="/api/v1", tag="Administration")
 
 
 def _svc(name: str):
     ext = current_app.extensions
-    if "floor_admin" not in ext:
+    if "administration" not in ext:
         s = services()
-        ext["floor_admin"] = {"games": GameCatalogueService(s.ctx), "staff": StaffAdminService(s.ctx, s.auth),
+        ext["administration"] = {"games": GameCatalogueService(s.ctx), "staff": StaffAdminService(s.ctx, s.auth),
                               "audit": AuditLogReader(s.ctx)}
-    return ext["floor_admin"][name]
+    return ext["administration"][name]
 
 
 Text400 = Annotated[str, Field(max_length=400)]
