@@ -15,6 +15,7 @@ from slotsys.domain.ports import Csprng, SystemClock
 from slotsys.services.audit import AuditService
 from slotsys.services.context import ServiceContext
 from slotsys.services.floor import FloorService
+from slotsys.services.floor_admin import FloorAdminService
 from slotsys.services.staff import AuthService
 from slotsys.settings import Settings, get_settings
 from tito.services.cage import CageService
@@ -34,6 +35,7 @@ class Services:
     jackpots: JackpotService
     audit: AuditService
     publisher: object
+    floor_admin: FloorAdminService | None = None
 
 
 _current: Services | None = None
@@ -61,6 +63,7 @@ def build_services(settings: Settings | None = None) -> Services:
         cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish), audit=AuditService(ctx),
         publisher=publisher,
     )
+    svc.floor_admin = FloorAdminService(ctx, announce_revoked=svc.auth.announce_revoked)
     _current = svc
     return svc
 

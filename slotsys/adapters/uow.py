@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from jackpot_controller.adapters.repo import LevelRepo
 from slotsys.adapters.db import WRITE_BEHIND
+from slotsys.adapters.floor_admin import FloorAdminRepo
 from slotsys.adapters.floor_records import AuditLogRepo, MachineEventRepo
 from slotsys.adapters.idempotency_repo import IdempotencyRepo
 from slotsys.adapters.ledger_repo import LedgerRepo
@@ -42,6 +43,7 @@ class SqlUnitOfWork:
         self.players = PlayerRepo(s)
         self.audit_log = AuditLogRepo(s)
         self.machine_events = MachineEventRepo(s)
+        self.floor_admin = FloorAdminRepo(s)
         self._after_commit = []
         return self
 
