@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from slotsys.adapters.db import Base, Machine, TZDateTime, Zone, utcnow
@@ -103,6 +104,28 @@ class FloorAdminRepo:
         if bank is not None:
             q = q.where(Machine.bank == bank)
         return int(self.s.scalar(q) or 0)
+
+    def insert_machine(self, machine: Machine) -> bool:
+        """INSERT a new machine in a savepoint: False (and nothing inserted, the transaction still usable) if a
+        unique index refused it: its asset number or floor-plan cell was taken by a concurrent enrolment."""
+        try:
+            with self.s.begin_nested():
+                self.s.add(machine)
+                self.s.flush()
+        except IntegrityError:
+            return False
+        return True
+
+    def set_cell(self, m: Machine, x: int | None, y: int | None) -> bool:
+        """Put ``m`` on the floor-plan cell (x, y) in a savepoint: False if a concurrent change took the cell
+        (the unique index), with ``m`` left where it was."""
+        try:
+            with self.s.begin_nested():
+                m.plan_x, m.plan_y = x, y
+                self.s.flush()
+        except IntegrityError:
+            return False
+        return True
 
     def machine_at(self, x: int, y: int) -> Machine | None:
         return self.s.scalar(select(Machine).where(Machine.plan_x == x, Machine.plan_y == y))

@@ -159,10 +159,14 @@ def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: d
         raise _rule(e) from None
     _free_cell(uow, x, y, None)
     key = new_token("mk")
-    m = uow.machines.add(Machine(
+    m = Machine(
         asset_number=asset, zone=zone, bank=bank, denomination=denomination, game_id=game_id, variation=variation,
         key_hash=token_digest(key), denominations=offered if offered != [denomination] else None, max_bet=max_bet,
-        credit_limit=credit_limit, plan_x=x, plan_y=y, validation_scheme="system", **attrs))
+        credit_limit=credit_limit, plan_x=x, plan_y=y, validation_scheme="system", **attrs)
+    if not uow.floor_admin.insert_machine(m):  # a concurrent enrolment took the asset number or the cell first
+        if uow.floor_admin.machine(asset) is not None:
+            raise Conflict(f"asset number {asset} is already on the floor", field="asset_number")
+        raise Conflict(f"floor-plan cell ({x}, {y}) was just taken", field="x")
     machine_accounts(uow, asset)
     if scheme == "sas":
         from tito.services.setup import new_machine_secret
@@ -325,8 +329,8 @@ class FloorAdminService:
     def _place(self, uow, m: Machine, x: object, y: object) -> None:
         x, y = R.position(x, y)
         _free_cell(uow, x, y, m.asset_number)
-        m.plan_x, m.plan_y = x, y
-        uow.session.flush()
+        if not uow.floor_admin.set_cell(m, x, y):
+            raise Conflict(f"floor-plan cell ({x}, {y}) was just taken", field="x")
 
     def rotate_key(self, principal: Principal, asset: str, reason: object) -> dict:
         """A new machine key (admin), returned once; the old one stops working at once (every node, after the
