@@ -104,7 +104,7 @@
   function reason() { return $("act-reason").value.trim(); }
 
   function init() {
-    SS.api("GET", "/api/v1/screens/games").then(function (g) { return load(g.games); }).catch(fail("error"));
+    SS.api("GET", "/api/v1/games").then(function (g) { return load(g.games); }).catch(fail("error"));
     $("enrol-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
       var f = ev.target, body = { asset_number: f.asset_number.value.trim(), bank: f.bank.value, game: f.game.value,
