@@ -9,7 +9,7 @@ state       rule
 ==========  =====================================================================
 handpay     the machine row is locked for a jackpot handpay (``status = handpay``)
 locked      locked by the award guard, a verification or an operator (``locked``,
-            ``verification``)
+            ``verification``, ``disabled``: docs/floor-administration.md)
 offline     any other non-``active`` status (the floor keeps no heartbeat yet, so a
             machine is offline only when its row says so)
 carded      a player's card is in (an open player session)
@@ -44,7 +44,7 @@ def machine_state(status: str, credits: int, carded: bool, last_game_at: datetim
     """One of :data:`STATES` (rules in the module docstring)."""
     if status == "handpay":
         return "handpay"
-    if status in ("locked", "verification"):
+    if status in ("locked", "verification", "disabled"):  # disabled: by an operator, with a reason
         return "locked"
     if status != "active":
         return "offline"
