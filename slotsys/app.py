@@ -51,6 +51,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.extensions["slotsys"] = build_services(settings)
 
     from jackpot_controller.api.routes import bp as jackpots_bp
+    from slotsys.api.floor_admin import bp as floor_admin_bp
     from slotsys.api.machines import bp as machines_bp
     from slotsys.api.machine_games import bp as machine_games_bp
     from slotsys.api.players import bp as players_bp, machines_bp as player_machines_bp
@@ -63,7 +64,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(mahjong_bp)
     from tito.api.routes import bp as tickets_bp
 
-    for bp in (system_bp, staff_bp, machines_bp, machine_games_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp, tables_bp):
+    for bp in (system_bp, staff_bp, machines_bp, machine_games_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp,
+               tables_bp, floor_admin_bp):
         app.register_blueprint(bp)
     from slotsys.api.administration import bp as administration_bp  # game approval, staff administration, audit log
     app.register_blueprint(administration_bp)

@@ -17,6 +17,8 @@ from slotsys.services.audit import AuditService
 from slotsys.services.context import ServiceContext
 from slotsys.services.floor import FloorService
 from slotsys.services.floor_events import FloorEventsService
+from slotsys.services.floor_admin import FloorAdminService
+from slotsys.services.game_catalogue import assignable as game_catalogue_assignable
 from slotsys.services.staff import AuthService
 from slotsys.settings import Settings, get_settings
 from tito.services.cage import CageService
@@ -37,6 +39,7 @@ class Services:
     audit: AuditService
     publisher: object
     events: FloorEventsService | None = None
+    floor_admin: FloorAdminService | None = None
 
 
 _current: Services | None = None
@@ -70,6 +73,8 @@ def build_services(settings: Settings | None = None) -> Services:
 
     set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
     svc.events = FloorEventsService(ctx, publisher.publish, jackpots=svc.jackpots)
+    svc.floor_admin = FloorAdminService(ctx, assignable=game_catalogue_assignable,
+                                        announce_revoked=svc.auth.announce_revoked)
     _current = svc
     return svc
 

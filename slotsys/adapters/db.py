@@ -111,9 +111,13 @@ class IdempotencyRecord(Base):
 
 # ---------------------------------------------------------------- floor
 class Zone(Base):
+    """A floor zone (VIP, MASS …). ``code`` never changes (jackpot levels and banks reference it); ``name`` may be
+    renamed; ``retired_at`` set when the zone is retired (migration 0018: only with no active machine or bank)."""
+
     __tablename__ = "zones"
     code: Mapped[str] = mapped_column(String(20), primary_key=True)
     name: Mapped[str] = mapped_column(String(80))
+    retired_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
 
 
 class Machine(Base):
@@ -161,6 +165,20 @@ class Machine(Base):
     # Migration 0020_machine_games: who decides a game's outcome, "server" (the spin) or "machine" (the machine
     # decides and reports it: slotsys.services.machine_games); a machine refuses the other mode's requests.
     outcome_source: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
+    # Floor administration (migration 0018_floor_admin; docs/floor-administration.md): the cabinet's serial,
+    # manufacturer and model; ``denominations`` offered (won per credit, JSON list; NULL = only the active
+    # ``denomination``); ``max_bet`` in won (NULL = the game's own maximum); the floor-plan cell (``plan_x``,
+    # ``plan_y``: grid units, NULL = not placed; a cell holds one machine); ``retired_at`` once retired
+    # (status "retired": the asset number is never reused). A disabled machine has status "disabled" and its
+    # reason in ``lock_reason``.
+    serial: Mapped[str] = mapped_column(String(40), default="", server_default="")
+    manufacturer: Mapped[str] = mapped_column(String(60), default="", server_default="")
+    model: Mapped[str] = mapped_column(String(60), default="", server_default="")
+    denominations: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    max_bet: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    plan_x: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    plan_y: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    retired_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
 
 
 class GameRound(Base):
@@ -279,6 +297,7 @@ class MachineEventRow(Base):
                       Index("ix_machine_events_kind_at", "kind", "at"))
 
 
+Index("ix_machines_plan_cell", Machine.plan_x, Machine.plan_y, unique=True)  # one machine per floor-plan cell (0018)
 Index("ix_game_rounds_machine_recent", GameRound.machine_id, GameRound.game_number.desc())
 Index("ix_game_rounds_created_at", GameRound.created_at)  # the floor screens' "today" figures (migration 0011)
 Index("ix_idempotency_records_created_at", IdempotencyRecord.created_at)  # the retention purge (migration 0016)

@@ -88,8 +88,12 @@ class MachineRepo:
             raise NotFound(f"machine id {machine_id} not found")
         return m
 
-    def all(self) -> list[Machine]:
-        return list(self.s.scalars(select(Machine).order_by(Machine.zone, Machine.asset_number)))
+    def all(self, *, include_retired: bool = False) -> list[Machine]:
+        """The machines on the floor (``include_retired``: with the retired ones, whose history stays)."""
+        q = select(Machine).order_by(Machine.zone, Machine.asset_number)
+        if not include_retired:
+            q = q.where(Machine.retired_at.is_(None))
+        return list(self.s.scalars(q))
 
     def add(self, machine: Machine) -> Machine:
         self.s.add(machine)

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from jackpot_controller.adapters.repo import LevelRepo
 from slotsys.adapters.db import WRITE_BEHIND
 from slotsys.adapters.floor_events_repo import FloorEventsRepo
+from slotsys.adapters.floor_admin import FloorAdminRepo
 from slotsys.adapters.floor_records import AuditLogRepo, MachineEventRepo
 from slotsys.adapters.game_tables import GameDefinitionRepo
 from slotsys.adapters.staff_sessions import StaffSessionRepo
@@ -50,6 +51,7 @@ class SqlUnitOfWork:
         self.staff_sessions = StaffSessionRepo(s)
         self.floor_events = FloorEventsRepo(s)
         self.meter_reports = MachineMeterReportRepo(s)
+        self.floor_admin = FloorAdminRepo(s)
         self._after_commit = []
         return self
 

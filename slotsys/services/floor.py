@@ -190,6 +190,9 @@ class FloorService:
             except InvalidBet as e:
                 raise ValidationFailed(e.message, field=e.field) from None
             bet_won = option.credits * m.denomination
+            if m.max_bet is not None and bet_won > m.max_bet:  # the machine's configured maximum bet (won)
+                raise ValidationFailed(f"bet ₩{bet_won:,} is above this machine's maximum bet ₩{m.max_bet:,}",
+                                       field="multiplier", max_bet=m.max_bet)
             split = stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
             outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
             # award guard: an award above the game's maximum is never credited; the machine locks

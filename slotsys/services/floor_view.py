@@ -9,7 +9,7 @@ state       rule
 ==========  =====================================================================
 handpay     the machine row is locked for a jackpot handpay (``status = handpay``)
 locked      locked by the award guard, a verification or an operator (``locked``,
-            ``verification``)
+            ``verification``, ``disabled``: docs/floor-administration.md)
 offline     any other non-``active`` status, or the machine's link is offline (not heard for
             ``SLOTSYS_MACHINE_OFFLINE_AFTER_S``: ``slotsys.services.floor_events``)
 carded      a player's card is in (an open player session)
@@ -45,7 +45,7 @@ def machine_state(status: str, credits: int, carded: bool, last_game_at: datetim
     """One of :data:`STATES` (rules in the module docstring); ``online``: the machine's link is not offline."""
     if status == "handpay":
         return "handpay"
-    if status in ("locked", "verification"):
+    if status in ("locked", "verification", "disabled"):  # disabled: by an operator, with a reason
         return "locked"
     if status != "active" or not online:
         return "offline"

@@ -12,11 +12,11 @@ from slotsys.adapters.db import Machine
 from slotsys.domain import ledger as L
 from slotsys.domain.security import hash_password, new_token, token_digest
 from slotsys.services.context import ServiceContext
+from slotsys.services.floor_admin import create_bank, create_zone, enrol_machine, machine_accounts
 from slotsys.services.players import reissue_demo_pins, seed_loyalty
 from table_games.services.mahjong import seed_mahjong
 from table_games.services.poker_room import seed_poker_tables
 from table_games.services.tables import seed_tables
-from tito.domain.tickets import machine_promo
 from tito.services.cage import MAIN_CAGE
 from tito.services.setup import new_machine_secret, seed_tito
 
@@ -28,6 +28,9 @@ DEMO_MACHINES = (
     [(f"V{n:03d}", "VIP", "V1" if n <= 5 else "V2", 1_000, LINE_GAME if n % 2 else WAYS_GAME) for n in range(1, 11)]
     + [(f"M{n:03d}", "MASS", f"M{(n - 1) // 5 + 1}", 100, LINE_GAME if n % 2 else WAYS_GAME) for n in range(1, 21)]
 )
+DEMO_ZONES = (("VIP", "VIP zone"), ("MASS", "Mass zone"))
+# bank, zone: each bank is one row of the demo floor plan (y = 2 × its index, x = the machine's place in it)
+DEMO_BANKS = (("V1", "VIP"), ("V2", "VIP"), ("M1", "MASS"), ("M2", "MASS"), ("M3", "MASS"), ("M4", "MASS"))
 DEMO_STAFF = (("operator", "operator"), ("cashier", "cashier"), ("attendant", "attendant"), ("auditor", "auditor"), ("admin", "admin"),
               ("supervisor", "supervisor"), ("kiosk1", "kiosk"), ("host", "host"), ("pit", "pit"))
 
@@ -52,15 +55,10 @@ DEMO_LEVELS = (
 )
 
 
-def machine_accounts(uow, asset: str) -> None:
-    uow.ledger.ensure_account(L.machine_credits(asset), L.AccountType.LIABILITY, non_negative=True)
-    uow.ledger.ensure_account(L.machine_drop(asset), L.AccountType.ASSET, non_negative=True)
-    uow.ledger.ensure_account(L.machine_hold(asset), L.AccountType.REVENUE)
-    uow.ledger.ensure_account(machine_promo(asset), L.AccountType.LIABILITY, non_negative=True)  # promotional credits
-
-
 def add_machine(uow, asset: str, zone: str, bank: str, denomination: int, game: str) -> str:
-    """Create a machine with its ledger accounts; returns its new key (shown once)."""
+    """Create a machine with its ledger accounts, without the enrolment checks or audit (bench and load tests put
+    hundreds of machines in banks that need not exist); returns its new key (shown once). The floor's own machines
+    are enrolled through ``slotsys.services.floor_admin``."""
     key = new_token("mk")
     uow.machines.add(Machine(asset_number=asset, zone=zone, bank=bank, denomination=denomination, game_id=game,
                              variation="", key_hash=token_digest(key)))
@@ -73,8 +71,10 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
     with ctx.uow() as uow:
         if uow.machines.zones():
             return None
-        uow.machines.ensure_zone("VIP", "VIP zone")
-        uow.machines.ensure_zone("MASS", "Mass zone")
+        for code, name in DEMO_ZONES:  # zones, banks and machines through floor administration (audited)
+            create_zone(uow, None, code, name)
+        for code, zone in DEMO_BANKS:
+            create_bank(uow, None, code, f"Bank {code}", zone, "S" if zone == "VIP" else "N")
         uow.ledger.ensure_account(L.TICKETS_OUTSTANDING, L.AccountType.LIABILITY, non_negative=True)
         uow.ledger.ensure_account(L.HOUSE_CAPITAL, L.AccountType.EQUITY)
         uow.ledger.ensure_account(L.cage_drawer(MAIN_CAGE), L.AccountType.ASSET, non_negative=True)
@@ -83,8 +83,14 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             .add(debit=L.cage_drawer(MAIN_CAGE), credit=L.HOUSE_CAPITAL, amount=ctx.settings.cage_opening_float_won)
             .build({"cage": MAIN_CAGE})
         )
-        machines = [{"asset": a, "zone": z, "game": g, "denomination": d, "key": add_machine(uow, a, z, b, d, g)}
-                    for a, z, b, d, g in DEMO_MACHINES]
+        machines, placed = [], {}
+        for a, z, b, d, g in DEMO_MACHINES:
+            row = [code for code, _ in DEMO_BANKS].index(b)
+            x = placed[b] = placed.get(b, -1) + 1
+            _, key = enrol_machine(uow, ctx, None, {"asset_number": a, "bank": b, "zone": z, "game": g,
+                                                    "denomination": d, "x": x, "y": 2 * row,
+                                                    "reason": "demo floor"})
+            machines.append({"asset": a, "zone": z, "game": g, "denomination": d, "key": key})
         staff = []
         for username, role in DEMO_STAFF:
             password = secrets.token_urlsafe(9)

@@ -18,6 +18,7 @@ bp = Blueprint("web", __name__, template_folder="templates", static_folder="stat
 
 PAGES = (  # (path, English title, Korean title, who)
     ("/console", "Operator console: the floor", "운영 콘솔: 플로어", "operator"),
+    ("/console/floor", "Floor administration: machines, zones, banks", "플로어 관리", "operator"),
     ("/console/jackpots", "Jackpot levels", "잭팟 레벨", "operator"),
     ("/console/par-sheets", "Par sheets", "파 시트", "operator"),
     ("/console/alerts", "Attendant alerts (live)", "어텐던트 알림 (실시간)", "attendant"),
@@ -45,6 +46,11 @@ def index():
 @bp.get("/console")
 def console():
     return _page("console.html")
+
+
+@bp.get("/console/floor")
+def floor_admin():
+    return _page("floor_admin.html")
 
 
 @bp.get("/console/machines/<asset>")

@@ -62,6 +62,19 @@ ALLOWED: dict[str, frozenset[str]] = {
     "machine_games.report_game": MACHINE, "machine_games.report_meters": MACHINE,
     "machine_games.reconciliation": staff("operator", "attendant", "auditor"),
     "machines.recall": MACHINE | staff("operator", "attendant", "auditor"),
+    # slotsys/api/floor_admin.py + services/floor_admin.py (WRITERS operator; ADMIN admin; READERS operator,
+    # attendant, auditor; a zone's or bank's retirement needs admin, the matrix's body renames it)
+    "floor_admin.enrol": staff("operator"), "floor_admin.update_machine": staff("operator"),
+    "floor_admin.enable": staff("operator"), "floor_admin.disable": staff("operator"),
+    "floor_admin.move": staff("operator"), "floor_admin.change_game": staff("operator"),
+    "floor_admin.rotate_key": staff(), "floor_admin.retire": staff(),
+    "floor_admin.list_machines": staff("operator", "attendant", "auditor"),
+    "floor_admin.get_machine": staff("operator", "attendant", "auditor"),
+    "floor_admin.list_zones": staff("operator", "attendant", "auditor"),
+    "floor_admin.create_zone": staff("operator"), "floor_admin.update_zone": staff("operator"),
+    "floor_admin.list_banks": staff("operator", "attendant", "auditor"),
+    "floor_admin.create_bank": staff("operator"), "floor_admin.update_bank": staff("operator"),
+    "floor_admin.floor_plan": staff("operator", "attendant", "auditor"),
     # slotsys/services/sessions.py
     "player_machines.card_in": MACHINE,
     "player_machines.card_out": MACHINE | staff("attendant", "host"),
@@ -146,7 +159,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "mahjong.top_up": staff("pit", "supervisor"), "mahjong.leave": staff("pit", "supervisor"),
     "mahjong.score_hand": staff("pit", "supervisor"), "mahjong.draw": staff("pit", "supervisor"),
     # slotsys/web/pages.py: the pages and their assets are open (each page logs its user in, then calls the API)
-    "web.index": PUBLIC, "web.console": PUBLIC, "web.machine": PUBLIC, "web.jackpots": PUBLIC,
+    "web.index": PUBLIC, "web.console": PUBLIC, "web.floor_admin": PUBLIC, "web.machine": PUBLIC, "web.jackpots": PUBLIC,
     "web.par_sheets": PUBLIC, "web.cashier": PUBLIC, "web.receipt": PUBLIC, "web.kiosk": PUBLIC,
     "web.signage": PUBLIC, "web.reports": PUBLIC, "web.font": PUBLIC, "web.static": PUBLIC,
     "web.games": PUBLIC, "web.staff": PUBLIC, "web.audit_log": PUBLIC,
@@ -298,6 +311,8 @@ class Floor:
             v.update(code="kiosk1")
         elif endpoint == "players.put_tier":
             v.update(code="AUTHZ")
+        if endpoint.startswith("floor_admin."):  # M020: rotating, disabling or retiring it disturbs no other row
+            v.update(asset="M020", code="M4" if endpoint.endswith("_bank") else "MASS")
         if endpoint.startswith("poker."):
             v.update(code="PK-NL-01", number=getattr(self, "poker_hand", 1))
         elif endpoint.startswith("mahjong."):
@@ -381,6 +396,17 @@ class Floor:
             "poker.sit": {"seat": 5, "player_id": p1}, "poker.buy_in": {"player_id": p1, "amount": 50_000},
             "poker.cash_out": {"player_id": p1}, "poker.act": {"action": "call"},
             "poker.replay_phh": {"phh": "variant = 'NT'"},
+            "floor_admin.enrol": {"asset_number": "AZ001", "bank": "M4", "game": "dragon_pearl_50",
+                                  "denomination": 100, "x": 40, "y": 40},
+            "floor_admin.update_machine": {"serial": "AUTHZ-1"},
+            "floor_admin.rotate_key": {"reason": "authz"}, "floor_admin.retire": {"reason": "authz"},
+            "floor_admin.enable": {"reason": "authz"}, "floor_admin.disable": {"reason": "authz"},
+            "floor_admin.move": {"bank": "M4", "reason": "authz"},
+            "floor_admin.change_game": {"game": "tiger_reels_243", "reason": "authz"},
+            "floor_admin.create_zone": {"code": "AUTHZ", "name": "Authz"},
+            "floor_admin.update_zone": {"name": "Mass zone (authz)"},
+            "floor_admin.create_bank": {"code": "AZ1", "name": "Authz", "zone": "MASS"},
+            "floor_admin.update_bank": {"name": "Bank M4 (authz)"},
             "mahjong.score": {"hand": "123m456p789s11z", "win_tile": "1z"},
             "mahjong.create_table": {"code": "AUTHZ-MJ"},
             "mahjong.sit": {"seat": "E", "player_id": p1, "buy_in": 100_000},

@@ -87,6 +87,8 @@ def _call(case, callers: Callers) -> None:
     if case.path_parameters:
         if "asset" in case.path_parameters:
             case.path_parameters["asset"] = "M001"  # the machine acts as itself; staff see a real machine
+            if callers.endpoint(case.operation.path, case.method).startswith("floor_admin."):
+                case.path_parameters["asset"] = "M020"  # key rotation, disabling, retiring: not the machine callers use
         if "player_id" in case.path_parameters:
             case.path_parameters["player_id"] = callers.player_id
     if case.operation.path == "/api/v1/jackpots/stream":

@@ -137,7 +137,7 @@ class TicketReports:
         with self.ctx.uow(readonly=True) as uow:
             totals = TicketRepo(uow.session).machine_ticket_totals()
             machines = []
-            for m in uow.machines.all():
+            for m in uow.machines.all(include_retired=True):  # a retired machine's tickets still count
                 t = totals.get(m.id, {})
                 (ic, ia), (ac, aa) = t.get("issued", (0, 0)), t.get("accepted", (0, 0))
                 machines.append(R.MachineMeters(m.asset_number, m.tickets_out, m.tickets_out_count, m.tickets_in,

@@ -11,7 +11,7 @@
     login: ["Log in", "로그인"], logout: ["Log out", "로그아웃"], username: ["Username", "사용자 이름"],
     password: ["Password", "비밀번호"], login_needed: ["Log in as", "로그인 필요:"],
     wrong_role: ["This screen needs the role", "이 화면에 필요한 역할:"],
-    home: ["Screens", "화면"], floor: ["Floor", "플로어"], jackpots: ["Jackpots", "잭팟"],
+    home: ["Screens", "화면"], floor: ["Floor", "플로어"], fa_title: ["Floor administration", "플로어 관리"], jackpots: ["Jackpots", "잭팟"],
     parsheets: ["Par sheets", "파 시트"], cashier: ["Cashier", "캐셔"], kiosk: ["Kiosk", "키오스크"],
     signage: ["Signage", "사이니지"], reports: ["Reports", "보고서"],
     games_nav: ["Games", "게임"], staff_nav: ["Staff", "직원"], audit_nav: ["Audit log", "감사 로그"],
