@@ -7,7 +7,7 @@ auditor read. Routes only parse; ``slotsys.services.floor_admin`` decides.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
 from pydantic import Field
@@ -38,6 +38,7 @@ class EnrolIn(StrictModel):
     manufacturer: Text | None = None
     model: Text | None = None
     validation_scheme: Text | None = None
+    outcome_source: Literal["server", "machine"] | None = None
     reason: Text | None = None
 
 
@@ -49,6 +50,7 @@ class MachinePatch(StrictModel):
     credit_limit: Amount | None = None
     x: Cell | None = None
     y: Cell | None = None
+    outcome_source: Literal["server", "machine"] | None = None
     reason: Text | None = None
 
 

@@ -32,6 +32,7 @@ from slotsys.adapters.db import Machine
 from slotsys.domain import floor_admin as R
 from slotsys.domain import ledger as L
 from slotsys.domain.errors import Conflict, DomainError, NotFound, ValidationFailed
+from slotsys.domain.machine_reports import check_outcome_source
 from slotsys.domain.security import new_token, token_digest
 from slotsys.games import load_game as catalogue_game
 from slotsys.services import audit_log
@@ -79,7 +80,7 @@ def machine_record(m: Machine) -> dict[str, Any]:
         "position": None if m.plan_x is None else {"x": m.plan_x, "y": m.plan_y},
         "denominations": list(m.denominations or [m.denomination]), "denomination": m.denomination,
         "game": m.game_id, "variation": m.variation or "", "max_bet": m.max_bet, "credit_limit": m.credit_limit,
-        "validation_scheme": m.validation_scheme, "status": m.status,
+        "validation_scheme": m.validation_scheme, "outcome_source": m.outcome_source or "server", "status": m.status,
         "status_reason": m.lock_reason or "" if m.status in ("disabled", "retired") else "",
         "enrolled_at": m.created_at.isoformat() if m.created_at else None,
         "retired_at": m.retired_at.isoformat() if m.retired_at else None,
@@ -153,6 +154,7 @@ def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: d
         credit_limit = R.credit_limit(spec.get("credit_limit"))
         x, y = R.position(spec.get("x"), spec.get("y"))
         scheme = R.validation_scheme(spec.get("validation_scheme"))
+        outcome_source = check_outcome_source(spec.get("outcome_source") or "server")
         attrs = {k: R.text(k, spec.get(k), n) for k, n in (("serial", 40), ("manufacturer", 60), ("model", 60))}
         reason = R.reason(spec.get("reason"), required=False)
     except R.FloorRuleError as e:
@@ -162,7 +164,8 @@ def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: d
     m = Machine(
         asset_number=asset, zone=zone, bank=bank, denomination=denomination, game_id=game_id, variation=variation,
         key_hash=token_digest(key), denominations=offered if offered != [denomination] else None, max_bet=max_bet,
-        credit_limit=credit_limit, plan_x=x, plan_y=y, validation_scheme="system", **attrs)
+        credit_limit=credit_limit, plan_x=x, plan_y=y, validation_scheme="system", outcome_source=outcome_source,
+        **attrs)
     if not uow.floor_admin.insert_machine(m):  # a concurrent enrolment took the asset number or the cell first
         if uow.floor_admin.machine(asset) is not None:
             raise Conflict(f"asset number {asset} is already on the floor", field="asset_number")
@@ -301,7 +304,9 @@ class FloorAdminService:
         return self._read(principal, fn)
 
     def update(self, principal: Principal, asset: str, changes: dict) -> dict:
-        """Edit serial, manufacturer, model, max bet, credit limit or the floor-plan cell (operator); ``reason``."""
+        """Edit serial, manufacturer, model, max bet, credit limit, the floor-plan cell or ``outcome_source``
+        (``server``: the service decides each game; ``machine``: the machine decides and reports it, only while it
+        has no credits and no game in progress, 409 ``credits`` / ``status``) (operator); ``reason``."""
         def fn(uow):
             m = self._machine(uow, asset)
             self._not_retired(m)
@@ -317,6 +322,11 @@ class FloorAdminService:
                 m.credit_limit = R.credit_limit(changes["credit_limit"])
             if "x" in changes or "y" in changes:
                 self._place(uow, m, changes.get("x"), changes.get("y"))
+            if "outcome_source" in changes:  # who decides the games: like a game change, only on an idle machine
+                source = check_outcome_source(changes["outcome_source"])
+                if source != m.outcome_source:
+                    R.require_idle(self._state(uow, m), "outcome source change")
+                    m.outcome_source = source
             b, a = audit_log.changed(before, machine_record(m))
             if not a:
                 raise ValidationFailed("nothing to change", field="body")

@@ -256,3 +256,26 @@ def test_readers_and_writers(api):
     assert api.as_machine("M001", "GET", "/api/v1/machines/M001", key=None).status_code == 403
     r = api.as_staff("operator", "GET", "/api/v1/machines/NOPE", key=None)
     assert r.status_code == 404 and r.json["field"] == "asset"
+
+
+def test_outcome_source_is_set_at_enrolment_and_changed_only_on_an_idle_machine(api, app):
+    """A machine enrolled in machine mode (it decides and reports its own games) refuses the spin; switching
+    modes is a change like a game change: only with no credits, audit-logged with before → after."""
+    rec = _enrol(api, asset_number="N010", x=8, y=6, outcome_source="machine")
+    asset, key = "N010", rec["key"]
+    assert rec["outcome_source"] == "machine"
+    spin = _play(api, asset, key)
+    assert spin.status_code == 409 and spin.json["field"] == "outcome_source"
+    # credits on the machine: the switch to server-decided play is refused and nothing changes
+    r = api.as_staff("operator", "PATCH", f"/api/v1/machines/{asset}", {"outcome_source": "server", "reason": "x"})
+    assert r.status_code == 409 and r.json["field"] == "credits"
+    assert api.as_staff("operator", "GET", f"/api/v1/machines/{asset}", key=None).json["outcome_source"] == "machine"
+    _cash_out(api, asset, key)
+    r = api.as_staff("operator", "PATCH", f"/api/v1/machines/{asset}", {"outcome_source": "server",
+                                                                         "reason": "the SMIB was replaced"})
+    assert r.status_code == 200 and r.json["outcome_source"] == "server", r.json
+    assert _play(api, asset, key).status_code == 200
+    change = [a for a in _audit(app, f"machine:{asset}") if a["action"] == "machine.update"][-1]
+    assert change["before"] == {"outcome_source": "machine"} and change["after"] == {"outcome_source": "server"}
+    bad = api.as_staff("operator", "PATCH", f"/api/v1/machines/{asset}", {"outcome_source": "dealer"})
+    assert bad.status_code == 422 and "outcome_source" in str(bad.json)
