@@ -1,6 +1,7 @@
 """Floor administration on the real PostgreSQL: a machine enrolled through the API is played (the write-behind
-spin), moved into another zone (the jackpot controller's zone history), re-gamed and retired, with the ledger
-audit balanced and every step in the audit log; concurrent enrolments of one asset number, or into one
+spin), moved into another zone (the jackpot controller's zone history), re-gamed, switched to machine-reported
+play (it decides its own games and reports them; its meters reconcile with the system's) and retired, with the
+ledger audit balanced and every step in the audit log; concurrent enrolments of one asset number, or into one
 floor-plan cell, enrol one machine and refuse the rest with a 409 naming the field (never a 500)."""
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
+
+from slotsys.domain.evaluator import SeededRng
+from slotsys.domain.evaluator import spin as play
+from slotsys.games import load_game
 
 pytestmark = pytest.mark.integration
 
@@ -53,8 +58,30 @@ def test_enrol_play_move_regame_and_retire_with_the_books_balanced(pg_app, pg_ap
     assert s.status_code == 200 and s.json["bet"]["won"] == 7 * 200, s.json
     assert _post(c, key, "/api/v1/machines/P001/cash-out").status_code == 201
 
+    # machine-reported play: the machine decides (its own RNG, the catalogue game) and reports; the host accounts
+    r = api.as_staff("operator", "PATCH", "/api/v1/machines/P001", {"outcome_source": "machine", "reason": "SAS SMIB"})
+    assert r.status_code == 200 and r.json["outcome_source"] == "machine", r.json
+    assert _post(c, key, "/api/v1/machines/P001/spin", {"reels": 3, "multiplier": 1}).status_code == 409
+    assert _post(c, key, "/api/v1/machines/P001/bill-in", {"amount": 50_000}).status_code == 200
+    game = load_game("tiger_reels_243")
+    option, rng = game.resolve_bet(reels=3, multiplier=1), SeededRng(11)
+    for number in (13, 14, 15):  # the machine's game numbers go on from the 12 games the service decided
+        meters = c.get("/api/v1/machines/P001/meters", headers={"Authorization": f"Bearer {key}"}).json["meters"]
+        outcome = play(game, option, rng)
+        body = {"game_number": number, "denomination": 200, "bet_credits": option.credits,
+                "win_credits": outcome.total_win_credits, "reels": 3, "multiplier": 1, "stops": list(outcome.stops),
+                "free_stops": [list(f.stops) for f in outcome.free_games] or None,
+                "meters": {"coin_in": meters["coin_in"] + option.credits * 200,
+                           "coin_out": meters["coin_out"] + outcome.total_win_credits * 200,
+                           "games_played": meters["games_played"] + 1}}
+        g = _post(c, key, "/api/v1/machines/P001/games", body)
+        assert g.status_code == 200 and g.json["reconciliation"]["balanced"] is True, g.json
+    rec = api.as_staff("auditor", "GET", "/api/v1/machines/P001/reconciliation", key=None).json
+    assert rec["balanced"] is True and rec["mismatches"] == [], rec
+    assert _post(c, key, "/api/v1/machines/P001/cash-out").status_code == 201
+
     r = api.as_staff("admin", "POST", "/api/v1/machines/P001/retire", {"reason": "end of trial"})
-    assert r.status_code == 200 and r.json["final_meters"]["games_played"] == 12, r.json
+    assert r.status_code == 200 and r.json["final_meters"]["games_played"] == 15, r.json
     assert _post(c, key, "/api/v1/machines/P001/bill-in", {"amount": 10_000}).status_code == 401
     r = api.as_staff("operator", "POST", "/api/v1/machines", {**ENROL, "x": 9, "y": 4})
     assert r.status_code == 409 and r.json["field"] == "asset_number"
@@ -67,7 +94,7 @@ def test_enrol_play_move_regame_and_retire_with_the_books_balanced(pg_app, pg_ap
         snaps = conn.execute(sa.text("SELECT kind FROM machine_meter_snapshots s JOIN machines m ON m.id = s.machine_id "
                                      "WHERE m.asset_number = 'P001' ORDER BY s.id")).scalars().all()
     assert actions == ["machine.enrol:done", "machine.move:done", "machine.game_change:refused",
-                       "machine.game_change:done", "machine.retire:done", "machine.enrol:refused"]
+                       "machine.game_change:done", "machine.update:done", "machine.retire:done", "machine.enrol:refused"]
     assert snaps == ["game_change_before", "game_change_after", "retire"]
 
 
