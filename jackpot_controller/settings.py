@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -26,4 +26,8 @@ class JackpotSettings(BaseSettings):
     fold_batch: int = Field(2_000, gt=0, le=10_000)
     fold_interval_s: float = Field(0.2, ge=0, description="the least time between two folds of one process")
     handpay_cage: str = "MAIN"
+    # a handpay at or above it needs two signers: paid only through the handpay queue (/api/v1/handpays), never
+    # by the single-signer /api/v1/jackpots/hits/<id>/handpay (the same setting as the queue's)
+    handpay_two_person_won: int = Field(10_000_000, ge=0, validation_alias=AliasChoices(
+        "handpay_two_person_won", "SLOTSYS_HANDPAY_TWO_PERSON_WON"))
     meters_publish_interval_s: float = Field(0.5, ge=0)

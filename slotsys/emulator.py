@@ -236,20 +236,28 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
             resp = pay_queued_handpay(asset) or resp
         return resp
 
-    def pay_queued_handpay(asset: str) -> httpx.Response | None:
-        """The attendant signs the machine's queued cancelled-credit handpay; at or above the two-person threshold
-        a supervisor signs second, which pays it. The response's ``ticket`` is the handpay receipt."""
+    def sign_queued_handpay(asset: str, source: str, hit: int | None = None) -> httpx.Response | None:
+        """The attendant signs the machine's queued handpay (``source`` ``cancelled_credit`` or ``jackpot``, the
+        latter by its hit); at or above the two-person threshold a supervisor signs second, which pays it."""
         queue_ = _ok(attendant.call("GET", "/api/v1/handpays?state=pending&limit=500"), stats, "handpay queue") or {}
-        h = next((h for h in queue_.get("handpays", []) if h["machine"] == asset and h["source"] == "cancelled_credit"),
-                 None)
+        h = next((h for h in queue_.get("handpays", []) if h["machine"] == asset and h["source"] == source
+                  and (hit is None or h.get("hit_id") == hit)), None)
         if h is None:
-            stats.error("handpay: the refused cash-out is not in the handpay queue")
+            stats.error(f"handpay: the machine's {source} handpay is not in the handpay queue")
             return None
         resp = attendant.call("POST", f"/api/v1/handpays/{h['id']}/sign", money=True)
         if resp.status_code == 200 and resp.json()["state"] == "pending" and supervisor is not None:
             resp = supervisor.call("POST", f"/api/v1/handpays/{h['id']}/sign", money=True)
         if resp.status_code == 200 and resp.json().get("state") == "paid":
             stats.add(handpays=1)
+        else:
+            stats.error(f"handpay {h['id']} ({source}) was not paid: {resp.status_code} {resp.text[:200]}")
+        return resp
+
+    def pay_queued_handpay(asset: str) -> httpx.Response | None:
+        """A refused cash-out's credits, paid through the queue; the response's ``ticket`` is the handpay receipt."""
+        resp = sign_queued_handpay(asset, "cancelled_credit")
+        if resp is not None and resp.status_code == 200 and resp.json().get("state") == "paid":
             return httpx.Response(200, json={"ticket": resp.json()["payout"]["receipt"]["ticket"]})
         return resp
 
@@ -278,7 +286,12 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
         paid = False
         for h in waiting["waiting"]:
             if h["machine"] == asset and h["status"] == "handpay":
-                if _ok(attendant.call("POST", f"/api/v1/jackpots/hits/{h['id']}/handpay", money=True), stats, "jackpot handpay"):
+                resp = attendant.call("POST", f"/api/v1/jackpots/hits/{h['id']}/handpay", money=True)
+                if resp.status_code == 409 and resp.json().get("type", "").endswith("two-signatures-required"):
+                    resp = sign_queued_handpay(asset, "jackpot", h["id"])  # two signers, in the handpay queue
+                    paid = paid or bool(resp is not None and resp.status_code == 200
+                                        and resp.json().get("state") == "paid")
+                elif _ok(resp, stats, "jackpot handpay"):
                     stats.add(handpays=1)
                     paid = True
         return paid

@@ -10,7 +10,7 @@ from datetime import timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tito.domain.guard import GuardPolicy
@@ -21,6 +21,10 @@ class TitoSettings(BaseSettings):
 
     hold_seconds: float = Field(15.0, gt=0, description="machine ticket-in authorisation hold (G2S: 15 s)")
     ticket_limit_won: int = Field(10_000_000, ge=0, description="largest cash-out ticket; above it a handpay (0 = no limit)")
+    # a handpay at or above it needs two signers: paid only through the handpay queue (/api/v1/handpays), never by
+    # the single-signer /api/v1/machines/<asset>/handpay (the same setting as the queue's)
+    handpay_two_person_won: int = Field(10_000_000, ge=0, validation_alias=AliasChoices(
+        "handpay_two_person_won", "SLOTSYS_HANDPAY_TWO_PERSON_WON"))
     timezone: str = Field("Asia/Seoul", description="casino local time: ticket faces and report dates")
     guard_max_failures: int = Field(10, ge=1, description="unknown / mistyped numbers per window before a lock-out")
     guard_window_seconds: int = Field(300, gt=0)

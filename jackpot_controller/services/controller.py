@@ -21,7 +21,7 @@ from jackpot_controller.services.levels import level_view
 from jackpot_controller.services.sequencer import FoldDriver, FoldResult, fold
 from jackpot_controller.settings import JackpotSettings
 from slotsys import metrics
-from slotsys.domain.errors import NotFound
+from slotsys.domain.errors import NotFound, TwoSignaturesRequired
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.idempotency import fingerprint, run_once
 from slotsys.services.staff import require_role
@@ -354,10 +354,21 @@ class JackpotService:
                            "operator")
 
     def pay_handpay(self, principal: Principal, hit_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
-        """An attendant pays a jackpot handpay and resets the machine (Idempotency-Key)."""
+        """An attendant pays a jackpot handpay and resets the machine (Idempotency-Key). A handpay at or above
+        ``handpay_two_person_won`` needs two signers: 409 ``two-signatures-required`` (field ``hit``), to be
+        signed in the handpay queue (``/api/v1/handpays``), nothing changed."""
         require_role(principal, "attendant")
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"jackpots/hits/{hit_id}/handpay", None),
-                     lambda uow: awards.pay_handpay(uow, self, hit_id, principal.name))
+
+        def fn(uow) -> dict:
+            hit = uow.levels.hit(hit_id)
+            if hit is not None and hit.status == "handpay" and hit.amount_won >= self.settings.handpay_two_person_won:
+                raise TwoSignaturesRequired(
+                    f"a handpay of ₩{hit.amount_won:,} needs two signatures (from "
+                    f"₩{self.settings.handpay_two_person_won:,}): sign it in the handpay queue", field="hit",
+                    amount=hit.amount_won, two_person_won=self.settings.handpay_two_person_won)
+            return awards.pay_handpay(uow, self, hit_id, principal.name)
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"jackpots/hits/{hit_id}/handpay", None), fn)
         return r.status, r.body, r.replayed
 
     def verify(self, principal: Principal, hit_id: int, decision: object, reason: object,

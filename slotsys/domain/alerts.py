@@ -62,6 +62,9 @@ def seconds_between(start: datetime | None, end: datetime | None) -> float | Non
 
 
 # ------------------------------------------------------------------ handpay sign-off
+TWO_PERSON_DEFAULT_WON = 10_000_000  # SLOTSYS_HANDPAY_TWO_PERSON_WON's default
+
+
 def signers_needed(amount_won: int, two_person_won: int) -> int:
     """1, or 2 when ``amount_won`` ≥ ``two_person_won`` (a threshold of 0 means every handpay needs two)."""
     return 2 if amount_won >= two_person_won else 1

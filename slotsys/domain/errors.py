@@ -64,6 +64,12 @@ class IdempotencyKeyReused(DomainError):
     title = "Idempotency-Key reused with a different request"
 
 
+class TwoSignaturesRequired(Conflict):
+    """A handpay at or above the two-person threshold is paid only through the handpay queue (two signers)."""
+
+    code = "two-signatures-required"
+
+
 class MachineLocked(Conflict):
     code = "machine-locked"
     title = "The machine is locked"

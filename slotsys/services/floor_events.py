@@ -63,7 +63,8 @@ class EventsSettings(BaseSettings):
         10.0, ge=0, description="a machine's last-heard time is written at most this often per process")
     machine_offline_sweep_s: float = Field(5.0, gt=0, description="how often the offline sweep runs")
     drop_windows: str = Field("", description="scheduled drop windows, casino-local HH:MM-HH:MM, comma-separated")
-    handpay_two_person_won: int = Field(10_000_000, ge=0, description="handpays at or above this need a second signer")
+    handpay_two_person_won: int = Field(A.TWO_PERSON_DEFAULT_WON, ge=0,
+                                        description="handpays at or above this need a second signer")
     timezone: str = Field("Asia/Seoul", validation_alias="SLOTSYS_TITO_TIMEZONE")
 
 

@@ -494,3 +494,37 @@ def test_a_correction_above_the_trigger_pays_at_least_the_corrected_value(api, a
     else:
         pytest.fail("no hit")
     audit_ok(api)
+
+
+def test_a_handpay_at_or_above_the_two_person_threshold_is_paid_only_with_two_signatures(api, app, progressive):
+    """The single-signer route refuses a handpay from ``SLOTSYS_HANDPAY_TWO_PERSON_WON`` (409
+    ``two-signatures-required``, nothing moved); the handpay queue pays it with the attendant's and a different
+    supervisor's signatures."""
+    svc = app.extensions["slotsys"]
+    svc.jackpots.settings.handpay_two_person_won = 2_000_000  # the queue's and the route's threshold, lowered
+    svc.events.settings.handpay_two_person_won = 2_000_000
+    r = api.as_staff("operator", "POST", LEVELS, {
+        "code": "SAP_V003", "name": "V003 Major", "kind": "standalone", "scope": "machine", "machine": "V003",
+        "start": 2_500_000, "reset": 2_000_000, "ceiling": 4_000_000, "rate_ppm": 20_000, "combination": "major"})
+    assert r.status_code == 201, r.json
+    fund(api, "V003")
+    progressive.keys = ["major"]
+    jp = spin(api, "V003", {"lines": 1, "multiplier": 1}).json["jackpots"][0]
+    progressive.keys = []
+    assert jp["status"] == "handpay" and jp["amount"] == 2_500_020
+    with svc.uow(readonly=True) as uow:
+        cage_before = uow.ledger.balance(L.cage_drawer("MAIN"))
+    r = api.as_staff("attendant", "POST", f"/api/v1/jackpots/hits/{jp['hit']}/handpay")
+    assert r.status_code == 409 and r.json["type"].endswith("two-signatures-required") and r.json["field"] == "hit"
+    assert api.as_machine("V003", "GET", "/api/v1/machines/V003/meters", key=None).json["status"] == "handpay"
+    queue = api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
+    h = next(h for h in queue if h["hit_id"] == jp["hit"])
+    assert h["signers_needed"] == 2
+    first = api.as_staff("attendant", "POST", f"/api/v1/handpays/{h['id']}/sign")
+    assert first.status_code == 200 and first.json["state"] == "pending", first.json
+    second = api.as_staff("supervisor", "POST", f"/api/v1/handpays/{h['id']}/sign")
+    assert second.status_code == 200 and second.json["state"] == "paid", second.json
+    with svc.uow(readonly=True) as uow:
+        assert uow.ledger.balance(L.cage_drawer("MAIN")) == cage_before - 2_500_020
+    assert api.as_machine("V003", "GET", "/api/v1/machines/V003/meters", key=None).json["status"] == "active"
+    audit_ok(api)

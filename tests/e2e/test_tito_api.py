@@ -599,3 +599,25 @@ def test_reports_agree_with_the_ledger_and_the_meters(api):
         r = api.client.get("/api/v1/tito/reports/issued", query_string=q,
                            headers={"Authorization": f"Bearer {api.staff_token('auditor')}"})
         assert r.status_code == 422 and r.json["field"] == field
+
+
+def test_a_cancelled_credit_handpay_from_the_two_person_threshold_needs_the_queue(api, app, monkeypatch):
+    """The single-signer ``/machines/<asset>/handpay`` refuses credits at or above
+    ``SLOTSYS_HANDPAY_TWO_PERSON_WON`` (409 ``two-signatures-required``, nothing moved); the refused cash-out's
+    handpay is paid in the queue by the attendant and a different supervisor, with a handpay receipt."""
+    from tito.settings import get_tito_settings
+
+    monkeypatch.setattr(get_tito_settings(), "ticket_limit_won", 100_000)
+    monkeypatch.setattr(get_tito_settings(), "handpay_two_person_won", 120_000)
+    monkeypatch.setattr(app.extensions["slotsys"].events.settings, "handpay_two_person_won", 120_000)
+    bill_in(api, "V002", 150_000)
+    problem(api.as_machine("V002", "POST", "/api/v1/machines/V002/cash-out"), 409, "handpay-required")
+    p = problem(api.as_staff("attendant", "POST", "/api/v1/machines/V002/handpay"), 409, "two-signatures-required")
+    assert p["field"] == "asset" and p["amount"] == 150_000
+    assert meters(api, "V002")["credits"] == 150_000  # nothing moved
+    queue = api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
+    h = next(h for h in queue if h["machine"] == "V002" and h["source"] == "cancelled_credit")
+    assert api.as_staff("attendant", "POST", f"/api/v1/handpays/{h['id']}/sign").json["state"] == "pending"
+    paid = api.as_staff("supervisor", "POST", f"/api/v1/handpays/{h['id']}/sign")
+    assert paid.status_code == 200 and paid.json["state"] == "paid", paid.json
+    assert paid.json["payout"]["receipt"]["ticket"]["amount"] == 150_000 and meters(api, "V002")["credits"] == 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from slotsys.domain import ledger as L
 from slotsys.domain import promo
-from slotsys.domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from slotsys.domain.errors import Conflict, Forbidden, NotFound, TwoSignaturesRequired, ValidationFailed
 from slotsys.domain.money import MoneyError, require_won
 from slotsys.services.context import Principal, ServiceContext
 from slotsys.services.floor import require_machine
@@ -283,12 +283,20 @@ class TicketAdminService:
         """An attendant pays a machine's cashable credits by hand; the machine prints a handpay receipt.
 
         (attendant; Idempotency-Key) See :func:`tito.services.tickets.issue_handpay_receipt`.
-        Used when a cash-out is above the ticket limit (409 ``handpay-required``).
+        Used when a cash-out is above the ticket limit (409 ``handpay-required``). A handpay at or above
+        ``handpay_two_person_won`` needs two signers: 409 ``two-signatures-required`` (field ``asset``), to be
+        signed in the handpay queue (``/api/v1/handpays``), nothing changed.
         """
         require_role(principal, "attendant")
+        limit = get_tito_settings().handpay_two_person_won
 
         def fn(uow) -> dict:
             m = uow.machines.get(asset, for_update=True)
+            credits = uow.machines.credits(asset)
+            amount = credits.cashable + credits.nonrestricted
+            if amount >= limit:
+                raise TwoSignaturesRequired(f"a handpay of ₩{amount:,} needs two signatures (from ₩{limit:,}): sign "
+                                            f"it in the handpay queue", field="asset", amount=amount, two_person_won=limit)
             return T.issue_handpay_receipt(uow, self.ctx, m, principal.name)
 
         r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"handpay/{asset}", None), fn, status=201)
