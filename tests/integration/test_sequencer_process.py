@@ -44,7 +44,7 @@ def test_kill9_the_active_sequencer_mid_fold_the_standby_takes_over_and_nothing_
         assert mass
         before = snapshot_levels(db)
         env = service_env(db.url, redis.url, tmp_path, SLOTSYS_JACKPOT_SEQUENCER="process",
-                          SLOTSYS_JACKPOT_FOLD_BATCH="500")
+                          SLOTSYS_JACKPOT_FOLD_BATCH="500", SLOTSYS_LOG_LEVEL="INFO")  # "active" is an info line
         a = Proc([BIN / "slotsys", "sequencer"], env, tmp_path / "seq-a.log").start()
         procs.append(a)
         assert wait_until(lambda: active_in(a.log), timeout=60), tail(a.log)

@@ -4,9 +4,27 @@ explained with its field; each outcome is checked through the API too."""
 
 from __future__ import annotations
 
-from tests.e2e.browser.conftest import login, shot
+import pytest
+
+from slotsys.settings import Settings
+from tests.e2e.browser.conftest import LiveServer, login, shot
 
 ASSET = "B001"
+
+
+@pytest.fixture(scope="module")
+def live(chromium_path, tmp_path_factory):
+    """A floor of this module's own: the machine it enrols must not change the shared floor other screens count."""
+    from tests.conftest import Api, _make_app
+
+    tmp = tmp_path_factory.mktemp("floor-admin-screen")
+    app = _make_app(Settings(database_url=f"sqlite:///{tmp / 'floor.db'}", redis_url=None, celery_eager=True,
+                             credentials_file=tmp / "creds.json"))
+    app.config["TESTING"] = False  # a real server: errors answered as problems, not raised
+    server = LiveServer(app)
+    yield server, Api(app)
+    server.stop()
+    app.extensions["slotsys"].uow.engine.dispose()
 
 
 def _machine(api, asset: str = ASSET) -> dict:
