@@ -47,6 +47,7 @@ import numpy as np
 from table_games.domain import caribbean as C
 from table_games.domain import poker_eval as E
 from table_games.domain.cards import parse_cards
+from table_games.domain.holdem_bonus_sim import SimResult  # hands, total, sum of squares: mean, SE, 95% CI
 
 N5 = comb(52, 5)  # 2,598,960
 N_DEALER = comb(47, 5)  # 1,533,939
@@ -291,31 +292,6 @@ def exact_edge(rules: C.CaribbeanRules = C.STANDARD, *, chunk: int = 2_000,
 
 
 # ------------------------------------------------------------------------------------------- simulation
-@dataclass
-class SimResult:
-    hands: int
-    total: int
-    total_sq: int
-
-    @property
-    def mean(self) -> float:
-        return self.total / self.hands
-
-    @property
-    def se(self) -> float:
-        return max(self.total_sq / self.hands - self.mean ** 2, 0.0) ** 0.5 / self.hands ** 0.5
-
-    @property
-    def house_edge(self) -> float:
-        return -self.mean
-
-    def ci95(self) -> tuple[float, float]:
-        return self.house_edge - 1.96 * self.se, self.house_edge + 1.96 * self.se
-
-    def __add__(self, o: SimResult) -> SimResult:
-        return SimResult(self.hands + o.hands, self.total + o.total, self.total_sq + o.total_sq)
-
-
 def play(player: Sequence[int], dealer: Sequence[int], calls: bool, rules: C.CaribbeanRules = C.STANDARD) -> int:
     """Net in antes of one hand on evaluator ids (player 5, dealer 5) with the call decision given."""
     if not calls:

@@ -134,12 +134,14 @@ class SimResult:
 
     @property
     def se(self) -> float:
-        var = self.total_sq / self.hands - self.mean ** 2
-        return (var / self.hands) ** 0.5
+        return max(self.total_sq / self.hands - self.mean ** 2, 0.0) ** 0.5 / self.hands ** 0.5
 
     @property
     def house_edge(self) -> float:
         return -self.mean
+
+    def ci95(self) -> tuple[float, float]:
+        return self.house_edge - 1.96 * self.se, self.house_edge + 1.96 * self.se
 
     def __add__(self, o: SimResult) -> SimResult:
         return SimResult(self.hands + o.hands, self.total + o.total, self.total_sq + o.total_sq)
