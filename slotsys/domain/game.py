@@ -195,13 +195,7 @@ class SymbolGroup:
     members: tuple[str, ...]
     pays: tuple[tuple[int, int], ...]
 
-    def pay(self, count: int) -> int:
-        """Pay for ``count`` members in a row from reel 1 (0 below the lowest listed count)."""
-        best = 0
-        for c, p in self.pays:
-            if c <= count:
-                best = p
-        return best
+    pay = Symbol.pay  # the same rule for ``count`` members in a row from reel 1: 0 below the lowest listed count
 
     @property
     def kind(self) -> str:
