@@ -30,6 +30,8 @@ round + wager + meters, on the load machines' own rows), and spins/s as a ratio 
 
 from __future__ import annotations
 
+from slotsys.kernel import accounts
+
 import argparse
 import asyncio
 import json
@@ -62,10 +64,10 @@ def pct(xs: list[float], p: float) -> float:
 # ------------------------------------------------------------------ setup
 def add_load_machines(db_url: str, n: int) -> list[dict]:
     """Create and fund ``n`` machines directly through the services (setup, not the measured path)."""
-    from slotsys.bootstrap import build_services
-    from slotsys.domain import ledger as L
-    from slotsys.services.seed import LINE_GAME, WAYS_GAME, add_machine
-    from slotsys.settings import Settings
+    from slotsys.app.bootstrap import build_services
+    from slotsys.kernel import ledger as L
+    from slotsys.app.seed import LINE_GAME, WAYS_GAME, add_machine
+    from slotsys.kernel.settings import Settings
 
     svc = build_services(Settings(database_url=db_url, redis_url=None, celery_eager=True))
     out = []
@@ -77,7 +79,7 @@ def add_load_machines(db_url: str, n: int) -> list[dict]:
                     game = LINE_GAME if i % 2 else WAYS_GAME
                     key = add_machine(uow, asset, "MASS", f"L{i // 50 + 1}", 100, game)
                     e = L.EntryBuilder("machine.bill_in", f"load fund {asset}")
-                    e.add(debit=L.machine_drop(asset), credit=L.machine_credits(asset), amount=FUND)
+                    e.add(debit=accounts.machine_drop(asset), credit=accounts.machine_credits(asset), amount=FUND)
                     uow.ledger.post(e.build({"machine": asset}))
                     out.append({"asset": asset, "key": key, "game": game})
                 uow.commit()
@@ -191,7 +193,7 @@ def run_load(base: str, machines: list[dict], procs: int, seconds: float, interv
     return lat, errors, last - t0  # the rate counts until the last spin completed
 
 
-WORKER_CLASSES = {"admission": "slotsys.gunicorn_worker.AdmissionWorker", "gthread": "gthread", "sync": "sync"}
+WORKER_CLASSES = {"admission": "slotsys.server.gunicorn_worker.AdmissionWorker", "gthread": "gthread", "sync": "sync"}
 
 
 def run_wrk(base: str, machines: list[dict], connections: int, seconds: float, threads: int, tmp: Path,
@@ -284,7 +286,7 @@ def pgbench_spin(db_url: str, clients: int, seconds: float) -> float:
     jackpot wager, meters, carded-session lookup, game round, idempotency completion, COMMIT."""
     import sqlalchemy as sa
 
-    from slotsys.adapters.db import make_engine
+    from slotsys.kernel.adapters.db import make_engine
 
     eng = make_engine(db_url)
     with eng.begin() as c:
@@ -336,7 +338,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--port", type=int, default=8797)
     ap.add_argument("--worker-class", default="admission", choices=tuple(WORKER_CLASSES),
-                    help="admission: gthread with admission control (slotsys/gunicorn_conf.py's); gthread; sync")
+                    help="admission: gthread with admission control (slotsys/server/gunicorn_conf.py's); gthread; sync")
     ap.add_argument("--shed-ms", type=int, default=None,
                     help="admission control's queue budget (SLOTSYS_SHED_QUEUE_MS; 0 = off; default: the app's)")
     ap.add_argument("--driver", default="httpx", choices=("httpx", "wrk"),
@@ -344,7 +346,7 @@ def main() -> int:
                          "--closed C connections back to back, or one connection per machine with --interval "
                          "as the think time after each result")
     ap.add_argument("--worker-connections", type=int, default=None,
-                    help="gunicorn's per-worker connection limit (default: slotsys/gunicorn_conf.py's)")
+                    help="gunicorn's per-worker connection limit (default: slotsys/server/gunicorn_conf.py's)")
     ap.add_argument("--wrk-threads", type=int, default=1)
     ap.add_argument("--pyspy", metavar="DIR", help="record each gunicorn worker with py-spy during the load "
                     "(collapsed stacks, DIR/worker-<pid>.txt; summarise with bench/pyspy_summary.py)")
@@ -370,13 +372,13 @@ def main() -> int:
         machines = add_load_machines(db_url, args.machines)
         print(f"setup: {len(machines):,} load machines created and funded in {time.perf_counter() - t:.1f} s")
         subprocess.run(["redis-cli", "-u", args.redis, "flushdb"], check=False, stdout=subprocess.DEVNULL)
-        procs.append(subprocess.Popen([BIN / "celery", "-A", "slotsys.worker", "worker", "--pool", "threads",
+        procs.append(subprocess.Popen([BIN / "celery", "-A", "slotsys.app.worker", "worker", "--pool", "threads",
                                        "--concurrency", "2", "--loglevel", "WARNING"], env=env, cwd=ROOT,
                                       stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w")))
-        procs.append(subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
+        procs.append(subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.server.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-k",
                                        WORKER_CLASSES[args.worker_class],
                                        *(["--worker-connections", str(args.worker_connections)] if args.worker_connections else []), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
-                                       "slotsys.wsgi:app"], env=env, cwd=ROOT, stdout=open(tmp / "web.out", "w"),
+                                       "slotsys.app.wsgi:app"], env=env, cwd=ROOT, stdout=open(tmp / "web.out", "w"),
                                       stderr=open(tmp / "web.log", "w")))
         wait_ready(base)
 

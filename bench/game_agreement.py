@@ -17,9 +17,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slotsys.domain.parsheet import par_sheet  # noqa: E402
-from slotsys.domain.sim import Simulator, agreement  # noqa: E402
-from slotsys.games import catalogue  # noqa: E402
+from slotsys.floor.domain.parsheet import par_sheet  # noqa: E402
+from slotsys.floor.domain.sim import Simulator, agreement  # noqa: E402
+from slotsys.floor.games import catalogue  # noqa: E402
 
 
 def main() -> int:

@@ -16,9 +16,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slotsys.domain.game import parse_game  # noqa: E402
-from slotsys.domain.parsheet import par_sheet  # noqa: E402
-from slotsys.games import GAMES_DIR  # noqa: E402
+from slotsys.floor.domain.game import parse_game  # noqa: E402
+from slotsys.floor.domain.parsheet import par_sheet  # noqa: E402
+from slotsys.floor.games import GAMES_DIR  # noqa: E402
 
 TARGET_S = 2.0
 

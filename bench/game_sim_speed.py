@@ -2,7 +2,7 @@
 game in the same run (target ≥ 2,000,000 base-game spins per second; the ratio is reported).
 
 Base game: draw 5 stops (PCG64) and score the paid game (ways + scatter). The vectorised path is
-:class:`slotsys.domain.sim.Simulator` (tables compiled from the evaluator); the plain-Python path is
+:class:`slotsys.floor.domain.sim.Simulator` (tables compiled from the evaluator); the plain-Python path is
 the evaluator itself (``draw_stops`` + the paid-game round that ``spin`` plays). Full game: the
 same, with every free-games feature played (``Simulator.run`` vs ``evaluator.spin``).
 
@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from slotsys.domain import evaluator as ev  # noqa: E402
-from slotsys.domain.sim import Simulator  # noqa: E402
-from slotsys.games import load_game  # noqa: E402
+from slotsys.floor.domain import evaluator as ev  # noqa: E402
+from slotsys.floor.domain.sim import Simulator  # noqa: E402
+from slotsys.floor.games import load_game  # noqa: E402
 
 TARGET = 2_000_000
 

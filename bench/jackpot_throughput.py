@@ -20,6 +20,8 @@ jackpot part of the spin (the floor path's own ceiling on this machine).
 
 from __future__ import annotations
 
+from slotsys.kernel import accounts
+
 import argparse
 import multiprocessing as mp
 import os
@@ -39,7 +41,7 @@ HOT = ("MASS_MINOR", "MASS_MAJOR", "MASS_GRAND")
 
 
 def _settings(url: str):
-    from slotsys.settings import Settings
+    from slotsys.kernel.settings import Settings
 
     return Settings(database_url=url, redis_url=None, celery_eager=True, log_level="WARNING", log_json=True)
 
@@ -48,8 +50,8 @@ def worker(url: str, machines: list[tuple[str, str]], seconds: float, mode: str,
     os.environ["SLOTSYS_LOG_LEVEL"] = "WARNING"
     from sqlalchemy import text
 
-    from slotsys.bootstrap import build_services
-    from slotsys.services.context import Principal
+    from slotsys.app.bootstrap import build_services
+    from slotsys.kernel.context import Principal
 
     svc = build_services(_settings(url))
     if mode == "no-jackpot":  # the floor's own spin path, without the jackpot part: its ceiling
@@ -122,11 +124,11 @@ def main() -> None:
 
     from jackpot_controller.adapters.tables import JackpotLevel
     from jackpot_controller.services.levels import params_of
-    from slotsys.adapters.db import make_engine
-    from slotsys.bootstrap import build_services
-    from slotsys.domain import ledger as L
-    from slotsys.migrate import upgrade
-    from slotsys.services.seed import seed_demo
+    from slotsys.kernel.adapters.db import make_engine
+    from slotsys.app.bootstrap import build_services
+    from slotsys.kernel import ledger as L
+    from slotsys.app.migrate import upgrade
+    from slotsys.app.seed import seed_demo
 
     name = f"slotsys_jpbench_{uuid.uuid4().hex[:8]}"
     admin = make_engine(args.pg).execution_options(isolation_level="AUTOCOMMIT")
@@ -139,7 +141,7 @@ def main() -> None:
         creds = seed_demo(svc.ctx, svc.auth)
         mass = [(m["asset"], m["game"]) for m in creds["machines"] if m["zone"] == "MASS"][: args.machines]
         if len(mass) < args.machines:
-            from slotsys.services.seed import LINE_GAME, WAYS_GAME, add_machine
+            from slotsys.app.seed import LINE_GAME, WAYS_GAME, add_machine
 
             with svc.uow() as uow:
                 for i in range(args.machines - len(mass)):
@@ -150,7 +152,7 @@ def main() -> None:
         with svc.uow() as uow:
             for asset, _ in mass:
                 uow.ledger.post(L.EntryBuilder("machine.bill_in").add(
-                    debit=L.machine_drop(asset), credit=L.machine_credits(asset), amount=100_000_000).build())
+                    debit=accounts.machine_drop(asset), credit=accounts.machine_credits(asset), amount=100_000_000).build())
             uow.commit()
             levels = {lv.code: lv.id for lv in uow.levels.all()}
         svc.uow.engine.dispose()

@@ -1,4 +1,4 @@
-"""The cost of reading request bodies strictly (slotsys/api/guards.py: UTF-8 only, duplicate keys refused)
+"""The cost of reading request bodies strictly (slotsys/app/api/guards.py: UTF-8 only, duplicate keys refused)
 against Flask's default JSON provider, in the same run, on the bodies the floor sends most (a spin, a bill-in,
 a table bet) and on a 60 KiB body near the size limit. Pure CPU, one thread: microseconds per body.
 
@@ -14,7 +14,7 @@ import time
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
-from slotsys.api.guards import StrictJSONProvider
+from slotsys.app.api.guards import StrictJSONProvider
 
 BODIES = {
     "spin": b'{"lines": 25, "multiplier": 2}',

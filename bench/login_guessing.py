@@ -1,6 +1,6 @@
 """Spin latency with and without 8 password-guessing clients, through a real gunicorn.
 
-For each configuration a fresh gunicorn (production config, ``-c python:slotsys.gunicorn_conf``) serves one
+For each configuration a fresh gunicorn (production config, ``-c python:slotsys.server.gunicorn_conf``) serves one
 seeded floor; M machines spin in closed loops for D seconds alone (the baseline of that same server), then
 D seconds more while G clients POST /api/v1/auth/login with wrong passwords for real usernames as fast as
 they are answered (never honouring Retry-After: an attacker does not). Printed per configuration: the
@@ -120,8 +120,8 @@ def run_phase(base: str, machines: list[dict], usernames: list[str], seconds: fl
 
 def serve(env: dict, workers: int, threads: int, port: int, log: Path):
     with open(log, "wb") as out:
-        server = subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "--workers", str(workers),
-                                   "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
+        server = subprocess.Popen([BIN / "gunicorn", "-c", "python:slotsys.server.gunicorn_conf", "--workers", str(workers),
+                                   "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "slotsys.app.wsgi:app"],
                                   env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):

@@ -61,11 +61,11 @@ def main() -> None:
 
     import sqlalchemy as sa
 
-    from slotsys.adapters.db import make_engine
-    from slotsys.bootstrap import build_services
-    from slotsys.migrate import upgrade
-    from slotsys.services.seed import seed_demo
-    from slotsys.settings import Settings
+    from slotsys.kernel.adapters.db import make_engine
+    from slotsys.app.bootstrap import build_services
+    from slotsys.app.migrate import upgrade
+    from slotsys.app.seed import seed_demo
+    from slotsys.kernel.settings import Settings
 
     name = f"slotsys_seqbench_{uuid.uuid4().hex[:8]}"
     admin = make_engine(args.pg).execution_options(isolation_level="AUTOCOMMIT")

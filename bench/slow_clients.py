@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/slow_clients.py [--slowloris 500] [--slow-body 500] [--seconds 10] [--machines 8]
 
-One gunicorn as production runs it (slotsys.gunicorn_conf, 2 workers × 4 threads, SQLite floor, tasks in-process)
+One gunicorn as production runs it (slotsys.server.gunicorn_conf, 2 workers × 4 threads, SQLite floor, tasks in-process)
 and one nginx rendered from the production template (tests/e2e/_nginx.py). For each shape (via nginx, straight
 at gunicorn): ``--machines`` machines spin every 0.2 s (each from its own loopback address) and a probe GETs
 /healthz every 0.25 s, first with no attack (the baseline of the same run), then while ``--slowloris``
@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--machines", type=int, default=8)
     args = ap.parse_args()
 
-    from slotsys.settings import Settings
+    from slotsys.kernel.settings import Settings
     from tests.conftest import _make_app
     from tests.e2e._gunicorn import gunicorn
     from tests.e2e._nginx import nginx, nginx_binary

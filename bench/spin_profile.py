@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import collections
 import cProfile
-import os
 import pstats
 import sys
 import tempfile
@@ -32,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 def build_app(pg: str | None, tmp: Path):
     import sqlalchemy as sa
 
-    from slotsys.adapters.db import make_engine
-    from slotsys.app import create_app
-    from slotsys.migrate import upgrade
-    from slotsys.services.seed import seed_demo
-    from slotsys.settings import Settings
+    from slotsys.kernel.adapters.db import make_engine
+    from slotsys.app.factory import create_app
+    from slotsys.app.migrate import upgrade
+    from slotsys.app.seed import seed_demo
+    from slotsys.kernel.settings import Settings
 
     dropper = None
     if pg:

@@ -88,7 +88,7 @@ def main() -> None:
     subprocess.run([BIN / "slotsys", "seed"], env=env, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     creds = json.loads((tmp / "creds.json").read_text())
     server = subprocess.Popen([BIN / "gunicorn", "-w", str(args.workers), "--threads", str(args.threads), "-k", "gthread",
-                               "-b", f"127.0.0.1:{args.port}", "--log-level", "warning", "slotsys.wsgi:app"], env=env, cwd=ROOT)
+                               "-b", f"127.0.0.1:{args.port}", "--log-level", "warning", "slotsys.app.wsgi:app"], env=env, cwd=ROOT)
     base = f"http://127.0.0.1:{args.port}"
     try:
         for _ in range(100):

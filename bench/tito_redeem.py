@@ -28,6 +28,8 @@ channel, then the auditor's ledger proof (balanced, outstanding = tickets on fil
 
 from __future__ import annotations
 
+from slotsys.kernel import accounts
+
 import argparse
 import json
 import os
@@ -56,11 +58,11 @@ def percentile(xs, p):
 
 def prepare(url: str, terminals: int, per_terminal: int, amount: int) -> list[dict]:
     """Migrate, seed, add terminals, print tickets. Returns the terminals with their tickets."""
-    from slotsys.bootstrap import build_services
-    from slotsys.domain import ledger as L
-    from slotsys.migrate import upgrade
-    from slotsys.services.seed import seed_demo
-    from slotsys.settings import Settings
+    from slotsys.app.bootstrap import build_services
+    from slotsys.kernel import ledger as L
+    from slotsys.app.migrate import upgrade
+    from slotsys.app.seed import seed_demo
+    from slotsys.kernel.settings import Settings
     from tito.services import tickets as T
     from tito.services.cage import open_drawer_session
     from tito.services.kiosk import fill_kiosk
@@ -100,12 +102,12 @@ def prepare(url: str, terminals: int, per_terminal: int, amount: int) -> list[di
             n = min(500, count - start)
             with svc.uow() as uow:
                 m = uow.machines.get(asset, for_update=True)
-                e = L.EntryBuilder("bench.fund", "bench tickets").add(debit=L.machine_drop(asset),
-                                                                       credit=L.machine_credits(asset), amount=n * amount)
+                e = L.EntryBuilder("bench.fund", "bench tickets").add(debit=accounts.machine_drop(asset),
+                                                                       credit=accounts.machine_credits(asset), amount=n * amount)
                 uow.ledger.post(e.build())
                 for _ in range(n):
                     t = T.issue_ticket(uow, svc.ctx, ticket_type="cashable", amount=amount,
-                                       debit_account=L.machine_credits(asset), machine=m, actor="bench")
+                                       debit_account=accounts.machine_credits(asset), machine=m, actor="bench")
                     vns.append(t.validation_number)
                 uow.machines.add_meters(m.id, tickets_out=n * amount, tickets_out_count=n)
                 uow.commit()
@@ -291,8 +293,8 @@ def main() -> None:
         env = dict(os.environ, DATABASE_URL=url, SLOTSYS_CREDENTIALS_FILE=str(tmp / "creds.json"),
                    SLOTSYS_LOG_LEVEL="WARNING", SLOTSYS_LOG_JSON="true", PYTHONPATH=str(ROOT))
         env.pop("REDIS_URL", None)
-        proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
-                                 "slotsys.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+        proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "python:slotsys.server.gunicorn_conf", "-w", str(args.workers), "--threads", str(args.threads), "-b", f"127.0.0.1:{args.port}", "--log-level", "warning",
+                                 "slotsys.app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{args.port}"
         for _ in range(100):
             try:

@@ -9,7 +9,7 @@ from celery import shared_task
 @shared_task(name="jackpot_controller.award", bind=True, max_retries=10, default_retry_delay=1, acks_late=True)
 def award(self, hit_id: int):
     """Claim and award one hit (credit, handpay lock or verification lock), exactly once."""
-    from slotsys.bootstrap import services
+    from slotsys.app.bootstrap import services
 
     try:
         return services().jackpots.process_award(hit_id)
@@ -19,7 +19,7 @@ def award(self, hit_id: int):
 
 @shared_task(name="jackpot_controller.announce_hit", bind=True, max_retries=5, default_retry_delay=1, acks_late=True)
 def announce_hit(self, hit_id: int) -> bool:
-    from slotsys.bootstrap import services
+    from slotsys.app.bootstrap import services
 
     return services().jackpots.announce_hit(hit_id)
 
@@ -27,7 +27,7 @@ def announce_hit(self, hit_id: int) -> bool:
 @shared_task(name="jackpot_controller.announce_pending")
 def announce_pending() -> int:
     """Sweep: announce hits whose announcement was never enqueued (e.g. the broker was down)."""
-    from slotsys.bootstrap import services
+    from slotsys.app.bootstrap import services
 
     return services().jackpots.announce_pending()
 
@@ -36,7 +36,7 @@ def announce_pending() -> int:
 def fold() -> int:
     """Fold the wagers waiting in the sequencer's queue (beat, every second; in the ``process`` mode only
     while no sequencer process holds the lease)."""
-    from slotsys.bootstrap import services
+    from slotsys.app.bootstrap import services
 
     return services().jackpots.fold_safety_net()
 
@@ -44,6 +44,6 @@ def fold() -> int:
 @shared_task(name="jackpot_controller.sweep")
 def sweep() -> dict:
     """Fold, release claims past the commit timeout, award hits whose task was lost, announce."""
-    from slotsys.bootstrap import services
+    from slotsys.app.bootstrap import services
 
     return services().jackpots.sweep()

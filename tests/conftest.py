@@ -17,13 +17,13 @@ import uuid
 
 import pytest
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 
 
 def _make_app(settings: Settings):
-    from slotsys.app import create_app
-    from slotsys.migrate import upgrade
-    from slotsys.services.seed import seed_demo
+    from slotsys.app.factory import create_app
+    from slotsys.app.migrate import upgrade
+    from slotsys.app.seed import seed_demo
 
     upgrade(settings.database_url)
     app = create_app(settings)
@@ -36,9 +36,9 @@ def _make_app(settings: Settings):
 
 @pytest.fixture(autouse=True)
 def _uploaded_games_source():
-    """Each app installs its approved uploaded games as ``slotsys.games.load_game``'s fallback (one app per process
+    """Each app installs its approved uploaded games as ``slotsys.floor.games.load_game``'s fallback (one app per process
     in production); a test's app must not leave it pointing at a database that is gone for the tests after it."""
-    import slotsys.games as games
+    import slotsys.floor.games as games
 
     before = games._uploaded
     yield
@@ -66,7 +66,7 @@ def app(tmp_path, seeded_floor):
     folder, creds = seeded_floor
     for name in os.listdir(folder):  # floor.db (and a WAL, had one been left), creds.json
         shutil.copyfile(folder / name, tmp_path / name)
-    from slotsys.app import create_app
+    from slotsys.app.factory import create_app
 
     a = create_app(_sqlite_settings(tmp_path))
     a.config["TESTING"] = True
@@ -142,7 +142,7 @@ def pg_app(pg_server_url, tmp_path):
     """The app on a brand-new PostgreSQL database (dropped afterwards)."""
     import sqlalchemy as sa
 
-    from slotsys.adapters.db import make_engine
+    from slotsys.kernel.adapters.db import make_engine
 
     name = f"slotsys_t_{uuid.uuid4().hex[:10]}"
     admin = make_engine(pg_server_url).execution_options(isolation_level="AUTOCOMMIT")

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import execute_or_defer
+from slotsys.kernel.adapters.db import execute_or_defer
 
 from jackpot_controller.adapters.tables import (
     JackpotEvent,
@@ -100,7 +100,7 @@ class LevelRepo:
     def key_share_machines(self, machine_ids: list[int]) -> None:
         """Lock machine rows FOR KEY SHARE in id order (what the hits' foreign keys would take
         later, taken before the accounts, so the lock order stays machine → account)."""
-        from slotsys.adapters.db import Machine
+        from slotsys.floor.adapters.tables import Machine
 
         if machine_ids:
             self.s.execute(select(Machine.id).where(Machine.id.in_(machine_ids)).order_by(Machine.id)

@@ -22,7 +22,7 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from slotsys.adapters.db import Base, TZDateTime, utcnow
+from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")
 

@@ -12,10 +12,10 @@ from apiflask import APIBlueprint
 from flask import request
 from pydantic import Field
 
-from slotsys.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
-from slotsys.api.exports import ExportQuery, report
-from slotsys.api.streaming import sse_response
-from slotsys.services.staff import require_role
+from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
+from slotsys.kernel.api.exports import ExportQuery, report
+from slotsys.kernel.api.streaming import sse_response
+from slotsys.kernel.checks import require_role
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
 

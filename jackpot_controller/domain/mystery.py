@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from slotsys.domain.money import MILLI_PER_WON
+from slotsys.kernel.money import MILLI_PER_WON
 
 
 class RandomSource(Protocol):

@@ -6,7 +6,7 @@ qualifies for, decides the hits and computes the whole-won ledger flows. Rules
 (reference/slot_floor.md; GLI-12 style):
 
 * Meters are integer **milli-won**: a wager adds ``bet × rate_ppm / 1000`` milli-won (rounded
-  down, :func:`slotsys.domain.money.contribution_milli`) to the value and ``bet ×
+  down, :func:`slotsys.kernel.money.contribution_milli`) to the value and ``bet ×
   reserve_rate_ppm / 1000`` to the reserve; ``coin_in`` counts qualifying wagers (won).
 * **Mystery**: the wager whose contribution makes the value reach the trigger wins the trigger
   value in whole won; the sub-won part of the trigger and the contribution beyond it carry into
@@ -40,10 +40,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from jackpot_controller.domain import accounts as A
+from slotsys.kernel import accounts
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.domain.mystery import RandomSource, draw_trigger
-from slotsys.domain.money import MILLI_PER_WON, contribution_milli, payout_floor
+from slotsys.kernel.money import MILLI_PER_WON, contribution_milli, payout_floor
 
 
 @dataclass(frozen=True)
@@ -141,15 +141,15 @@ class Pool:
         if min(c_value, c_reserve, c_overflow) < 0:  # pragma: no cover - would be a bug in this module
             raise AssertionError(f"negative contribution on {code}: {c_value}, {c_reserve}, {c_overflow}")
         return [
-            (A.contributions(code), A.liability(code), c_value),
-            (A.contributions(code), A.reserve(code), c_reserve),
-            (A.contributions(code), A.overflow(code), c_overflow),
-            (A.liability(code), A.payable(code), f.award),
-            (A.reserve(code), A.liability(code), f.reserve_used),
-            (A.seed(code), A.liability(code), f.seed),
-            (A.overflow(code), A.liability(code), f.release),
-            (A.liability(code), A.overflow(code), f.cap),
-            (A.seed(code), A.payable(code), f.topup),
+            (accounts.jackpot_contributions(code), accounts.jackpot_liability(code), c_value),
+            (accounts.jackpot_contributions(code), accounts.jackpot_reserve(code), c_reserve),
+            (accounts.jackpot_contributions(code), accounts.jackpot_overflow(code), c_overflow),
+            (accounts.jackpot_liability(code), accounts.jackpot_payable(code), f.award),
+            (accounts.jackpot_reserve(code), accounts.jackpot_liability(code), f.reserve_used),
+            (accounts.jackpot_seed(code), accounts.jackpot_liability(code), f.seed),
+            (accounts.jackpot_overflow(code), accounts.jackpot_liability(code), f.release),
+            (accounts.jackpot_liability(code), accounts.jackpot_overflow(code), f.cap),
+            (accounts.jackpot_seed(code), accounts.jackpot_payable(code), f.topup),
         ]
 
 
@@ -394,5 +394,5 @@ def correction_legs(code: str, old_milli: int, new_won: int) -> tuple[int, list[
     new_milli = new_won * MILLI_PER_WON + frac
     delta = new_won - old_milli // MILLI_PER_WON
     if delta >= 0:
-        return new_milli, [(A.adjustments(code), A.liability(code), delta)]
-    return new_milli, [(A.liability(code), A.adjustments(code), -delta)]
+        return new_milli, [(accounts.jackpot_adjustments(code), accounts.jackpot_liability(code), delta)]
+    return new_milli, [(accounts.jackpot_liability(code), accounts.jackpot_adjustments(code), -delta)]

@@ -7,9 +7,9 @@ sum of its hits decided but not yet paid (hit, claimed, handpay, verification).
 
 from __future__ import annotations
 
-from jackpot_controller.domain import accounts as A
-from slotsys.domain.errors import NotFound
-from slotsys.domain.money import milli_to_won_floor
+from slotsys.kernel import accounts
+from slotsys.kernel.errors import NotFound
+from slotsys.kernel.money import milli_to_won_floor
 
 
 def _balance(uow, code: str) -> int:
@@ -25,10 +25,10 @@ def jackpot_audit(uow) -> list[dict]:
     out = []
     for lv in uow.levels.all():
         pairs = {
-            "value": (_balance(uow, A.liability(lv.code)), milli_to_won_floor(lv.value_milli)),
-            "reserve": (_balance(uow, A.reserve(lv.code)), milli_to_won_floor(lv.reserve_milli)),
-            "overflow": (_balance(uow, A.overflow(lv.code)), milli_to_won_floor(lv.overflow_milli)),
-            "payable": (_balance(uow, A.payable(lv.code)), unpaid.get(lv.id, 0)),
+            "value": (_balance(uow, accounts.jackpot_liability(lv.code)), milli_to_won_floor(lv.value_milli)),
+            "reserve": (_balance(uow, accounts.jackpot_reserve(lv.code)), milli_to_won_floor(lv.reserve_milli)),
+            "overflow": (_balance(uow, accounts.jackpot_overflow(lv.code)), milli_to_won_floor(lv.overflow_milli)),
+            "payable": (_balance(uow, accounts.jackpot_payable(lv.code)), unpaid.get(lv.id, 0)),
         }
         out.append({
             "level": lv.code, "ledger": pairs["value"][0], "meter": pairs["value"][1],

@@ -29,11 +29,11 @@ import structlog
 from sqlalchemy import select
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel
-from jackpot_controller.domain import accounts as A
-from slotsys.adapters.db import GameRound, Machine
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, NotFound, ValidationFailed
-from slotsys.domain.money import MILLI_PER_WON
+from slotsys.kernel import accounts
+from slotsys.floor.adapters.tables import GameRound, Machine
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, NotFound, ValidationFailed
+from slotsys.kernel.money import MILLI_PER_WON
 
 if TYPE_CHECKING:  # pragma: no cover
     from jackpot_controller.services.controller import JackpotService
@@ -96,7 +96,7 @@ def settle(uow, svc: "JackpotService", hit: JackpotHit, level: JackpotLevel, m: 
                              detail={"amount_won": amount}, created_at=now)
     else:
         entry = L.EntryBuilder("jackpot.award", f"jackpot {level.code} cycle {hit.cycle} to {m.asset_number}").add(
-            debit=A.payable(level.code), credit=L.machine_credits(m.asset_number), amount=amount, memo=f"jackpot {level.code}")
+            debit=accounts.jackpot_payable(level.code), credit=accounts.machine_credits(m.asset_number), amount=amount, memo=f"jackpot {level.code}")
         hit.award_entry_id = uow.ledger.post(entry.build({"hit": hit.id, "level": level.code, "machine": m.asset_number}))
         hit.status, hit.pay_method, hit.awarded_at = "awarded", "credit", now
         credited = amount
@@ -196,9 +196,9 @@ def pay_handpay(uow, svc: "JackpotService", hit_id: int, attendant: str) -> dict
         raise Conflict(f"hit {hit_id} is {hit.status}, not a handpay waiting to be paid", field="hit",
                        hit_status=hit.status, **{k: v for k, v in extra.items() if v})
     now = svc.ctx.clock.now()
-    cage = L.cage_drawer(svc.settings.handpay_cage)
+    cage = accounts.cage_bank(svc.settings.handpay_cage)
     entry = L.EntryBuilder("jackpot.handpay", f"handpay of jackpot {level.code} at {m.asset_number}").add(
-        debit=A.payable(level.code), credit=cage, amount=hit.amount_won, memo=f"handpay {level.code}")
+        debit=accounts.jackpot_payable(level.code), credit=cage, amount=hit.amount_won, memo=f"handpay {level.code}")
     hit.award_entry_id = uow.ledger.post(entry.build({"hit": hit.id, "level": level.code, "machine": m.asset_number,
                                                       "attendant": attendant}))
     hit.status, hit.awarded_at, hit.paid_by = "awarded", now, attendant
@@ -238,7 +238,7 @@ def verify(uow, svc: "JackpotService", hit_id: int, decision: str, reason: str, 
             uow.after_commit(lambda: svc.publish(CHANNEL, message))
     else:
         entry = L.EntryBuilder("jackpot.void", f"voided jackpot {level.code} hit {hit.id}").add(
-            debit=A.payable(level.code), credit=A.overflow(level.code), amount=hit.amount_won, memo="void → overflow")
+            debit=accounts.jackpot_payable(level.code), credit=accounts.jackpot_overflow(level.code), amount=hit.amount_won, memo="void → overflow")
         hit.award_entry_id = uow.ledger.post(entry.build({"hit": hit.id, "level": level.code}))
         level.overflow_milli += hit.amount_won * MILLI_PER_WON
         hit.status, hit.awarded_at = "void", now

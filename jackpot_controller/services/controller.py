@@ -20,11 +20,11 @@ from jackpot_controller.services import awards, operator
 from jackpot_controller.services.levels import level_view
 from jackpot_controller.services.sequencer import FoldDriver, FoldResult, fold
 from jackpot_controller.settings import JackpotSettings
-from slotsys import metrics
-from slotsys.domain.errors import NotFound, TwoSignaturesRequired
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
+from slotsys.server import metrics
+from slotsys.kernel.errors import NotFound, TwoSignaturesRequired
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
 
 log = structlog.get_logger("jackpot_controller")
 CHANNEL = "slotsys:jackpots"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from jackpot_controller.adapters.tables import JackpotLevel
-from jackpot_controller.domain import accounts as A
+from slotsys.kernel import accounts
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.domain.pool import Pool, displayed_won, open_cycle
-from slotsys.adapters.db import utcnow
-from slotsys.domain import ledger as L
-from slotsys.domain.money import milli_to_won_floor
-from slotsys.domain.ports import Rng
+from slotsys.kernel.adapters.db import utcnow
+from slotsys.kernel import ledger as L
+from slotsys.kernel.money import milli_to_won_floor
+from slotsys.kernel.ports import Rng
 
 
 def params_of(level: JackpotLevel) -> LevelParams:
@@ -66,7 +66,7 @@ def write_pool(level: JackpotLevel, p: Pool) -> None:
 
 
 def ensure_accounts(uow, code: str) -> None:
-    for acc, typ, non_negative in A.level_accounts(code):
+    for acc, typ, non_negative in accounts.jackpot_level_accounts(code):
         uow.ledger.ensure_account(acc, typ, non_negative=non_negative)
 
 
@@ -84,7 +84,7 @@ def create_level(uow, *, code: str, name: str, params: LevelParams, rng: Rng) ->
     uow.levels.add(level)
     ensure_accounts(uow, code)
     entry = L.EntryBuilder("jackpot.seed", f"{code} opening seed").add(
-        debit=A.seed(code), credit=A.liability(code), amount=milli_to_won_floor(value), memo="start")
+        debit=accounts.jackpot_seed(code), credit=accounts.jackpot_liability(code), amount=milli_to_won_floor(value), memo="start")
     uow.ledger.post(entry.build({"level": code}))
     return level
 

@@ -12,15 +12,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from jackpot_controller.adapters.tables import JackpotLevel, JackpotZoneMove
-from jackpot_controller.domain import accounts as A
+from slotsys.kernel import accounts
 from jackpot_controller.domain.levels import LevelConfigError, LevelParams
 from jackpot_controller.domain.pool import corrected_trigger, correction_legs
 from jackpot_controller.services.levels import create_level, level_view, params_of, pending_of
 from jackpot_controller.services.sequencer import EPOCH
-from slotsys.adapters.db import Machine, Zone
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, NotFound, ValidationFailed
-from slotsys.domain.money import milli_to_won_floor
+from slotsys.floor.adapters.tables import Machine, Zone
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, NotFound, ValidationFailed
+from slotsys.kernel.money import milli_to_won_floor
 
 if TYPE_CHECKING:  # pragma: no cover
     from jackpot_controller.services.controller import JackpotService
@@ -168,7 +168,7 @@ def correct(uow, svc: "JackpotService", code: str, value: object, reason: object
     entry = L.EntryBuilder("jackpot.correction", f"correction of {code}: {reason.strip()}"[:200])
     for debit, credit, amount in legs:
         entry.add(debit=debit, credit=credit, amount=amount, memo="correction")
-    for acc, typ, nn in A.level_accounts(code):
+    for acc, typ, nn in accounts.jackpot_level_accounts(code):
         uow.ledger.ensure_account(acc, typ, non_negative=nn)
     entry_id = uow.ledger.post(entry.build({"level": code, "by": actor}))
     level.value_milli = new_milli

@@ -44,7 +44,7 @@ from jackpot_controller.adapters.tables import JackpotFold, JackpotHit
 from jackpot_controller.domain.pool import HitDecision, Pool, Wager
 from jackpot_controller.domain.pool import fold as fold_pure
 from jackpot_controller.services.levels import ensure_accounts, pool_of, write_pool
-from slotsys.domain import ledger as L
+from slotsys.kernel import ledger as L
 
 if TYPE_CHECKING:  # pragma: no cover
     from jackpot_controller.services.controller import JackpotService
@@ -53,7 +53,7 @@ log = structlog.get_logger("jackpot_controller.sequencer")
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 try:  # player tracking (loyalty) records carded sessions; the hit names the carded player
-    from slotsys.adapters.players_tables import PlayerSession
+    from slotsys.players.adapters.tables import PlayerSession
 except ImportError:  # pragma: no cover - loyalty not installed
     PlayerSession = None
 

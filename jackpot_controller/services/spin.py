@@ -1,4 +1,4 @@
-"""The jackpot part of a spin (called by ``slotsys.services.floor.FloorService.spin``).
+"""The jackpot part of a spin (called by ``slotsys.floor.services.play.FloorService.spin``).
 
 In the spin's transaction, after the game's own entry is posted, :func:`on_wager` INSERTs the
 wager into the sequencer's queue (``jackpot_wagers``: machine, zone, bank, bet, game number and
@@ -19,8 +19,8 @@ Then, by ``SLOTSYS_JACKPOT_SEQUENCER`` (see :mod:`jackpot_controller.services.se
 from __future__ import annotations
 
 from jackpot_controller.services.awards import award_view, settle
-from slotsys.adapters.db import Machine
-from slotsys.services.context import ServiceContext
+from slotsys.floor.adapters.tables import Machine
+from slotsys.kernel.context import ServiceContext
 
 
 def on_wager(uow, ctx: ServiceContext, machine: Machine, bet_won: int, game_number: int, outcome) -> tuple[list[dict], int]:

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from jackpot_controller.adapters.tables import JackpotLevel
-from jackpot_controller.domain import accounts as A
+from slotsys.kernel import accounts
 from jackpot_controller.domain.pool import TableClaim, TablePaid, table_round
 from jackpot_controller.services.levels import ensure_accounts, pool_of, write_pool
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, NotFound
-from slotsys.domain.money import milli_to_won_floor
-from slotsys.services.wallet import WalletService
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, NotFound
+from slotsys.kernel.money import milli_to_won_floor
+from slotsys.players.services.wallet import WalletService
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def settle_table_round(uow, ctx, code: str, *, stakes: list[int], awards: list[T
     for a, p in zip(awards, paid):
         entry_id = None
         if p.amount > 0:
-            entry_id = WalletService.credit_from_table(uow, a.player_id, A.payable(code), p.amount,
+            entry_id = WalletService.credit_from_table(uow, a.player_id, accounts.jackpot_payable(code), p.amount,
                                                        refs={**refs, "level": code, "box": a.box, "hand": a.hand})
         d = {"player_id": a.player_id, "box": a.box, "hand": a.hand, "amount": p.amount, "from_meter": p.from_meter,
              "from_house": p.from_house, "meter": p.meter, "cycle": p.cycle, "entry": entry_id}

@@ -1,15 +1,16 @@
-"""Alembic environment: the URL comes from the config (set by slotsys.migrate) or DATABASE_URL."""
+"""Alembic environment: the URL comes from the config (set by slotsys.app.migrate) or DATABASE_URL."""
 
 from alembic import context
 
 import importlib
 import pkgutil
 
-from slotsys.adapters.db import Base, make_engine
-from slotsys.settings import get_settings
+from slotsys.kernel.adapters.db import Base, make_engine
+from slotsys.kernel.settings import get_settings
 
 # Register every table of every package (any module under <pkg>.adapters) with Base.metadata.
-for _pkg in ("slotsys.adapters", "jackpot_controller.adapters", "tito.adapters", "table_games.adapters"):
+for _pkg in ("slotsys.kernel.adapters", "slotsys.floor.adapters", "slotsys.players.adapters", "slotsys.staff.adapters",
+             "jackpot_controller.adapters", "tito.adapters", "table_games.adapters"):
     try:
         _mod = importlib.import_module(_pkg)
     except ImportError:

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from slotsys.domain.errors import NotFound
+from slotsys.kernel.errors import NotFound
 
 
 class ByCodeRepo:

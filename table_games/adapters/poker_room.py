@@ -11,8 +11,8 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from slotsys.adapters.db import Base, TZDateTime, utcnow
-from slotsys.domain.errors import NotFound
+from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
+from slotsys.kernel.errors import NotFound
 from table_games.adapters.base import ByCodeRepo
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")

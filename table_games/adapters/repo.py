@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from slotsys.domain.errors import NotFound
+from slotsys.kernel.errors import NotFound
 from table_games.adapters.base import ByCodeRepo
 from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
 

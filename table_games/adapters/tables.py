@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from slotsys.adapters.db import Base, TZDateTime, utcnow
+from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")
 

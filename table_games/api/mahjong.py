@@ -12,8 +12,16 @@ from typing import Annotated, Any, Literal
 from apiflask import APIBlueprint
 from pydantic import Field, StrictBool
 
-from slotsys.api.common import (
-    AUTH_DOC, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+from slotsys.kernel.api.common import (
+    AUTH_DOC,
+    RecordId,
+    StrictModel,
+    Won,
+    idem_key,
+    player_token_hook,
+    principal,
+    reply,
+    services,
 )
 from table_games.services.mahjong import MahjongService
 

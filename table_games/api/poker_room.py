@@ -12,8 +12,16 @@ from apiflask import APIBlueprint
 from flask import Response
 from pydantic import Field
 
-from slotsys.api.common import (
-    AUTH_DOC, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+from slotsys.kernel.api.common import (
+    AUTH_DOC,
+    RecordId,
+    StrictModel,
+    Won,
+    idem_key,
+    player_token_hook,
+    principal,
+    reply,
+    services,
 )
 from table_games.services.poker_room import PokerRoomService
 

@@ -14,8 +14,19 @@ from typing import Annotated, Any, Literal
 from apiflask import APIBlueprint
 from pydantic import Field
 
-from slotsys.api.common import (
-    AUTH_DOC, MAX_WON, QueryId, QueryModel, RecordId, StrictModel, Won, idem_key, player_token_hook, principal, reply, services,
+from slotsys.kernel.api.common import (
+    AUTH_DOC,
+    MAX_WON,
+    QueryId,
+    QueryModel,
+    RecordId,
+    StrictModel,
+    Won,
+    idem_key,
+    player_token_hook,
+    principal,
+    reply,
+    services,
 )
 from table_games.services.tables import TableService
 

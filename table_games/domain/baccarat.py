@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from slotsys.domain.money import commission_ceil, payout_floor
+from slotsys.kernel.money import commission_ceil, payout_floor
 from table_games.domain import limits as L
 from table_games.domain.cards import Card, card_strings, parse_cards
 from table_games.domain.errors import ShoeExhausted, TableRuleError

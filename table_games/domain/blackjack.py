@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotsys.domain.money import format_won, payout_floor
+from slotsys.kernel.money import format_won, payout_floor
 from table_games.domain import limits as L
 from table_games.domain.cards import Card, card_strings, parse_cards
 from table_games.domain.errors import TableRuleError

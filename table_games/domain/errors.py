@@ -1,7 +1,7 @@
 """Errors of the table-games rules engines.
 
-Every refusal names the request ``field`` it is about and is a :class:`slotsys.domain.errors.DomainError`,
-so the framework's existing problem+json mapping (``slotsys.api.problems.from_domain``) renders it as-is:
+Every refusal names the request ``field`` it is about and is a :class:`slotsys.kernel.errors.DomainError`,
+so the framework's existing problem+json mapping (``slotsys.kernel.api.problems.from_domain``) renders it as-is:
 
 * :class:`TableRuleError` (422) -- a bet or a decision the rules do not allow (unknown spot, chip unit,
   limits, split of unequal cards, double after three cards ...);
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slotsys.domain.errors import Conflict, ValidationFailed
+from slotsys.kernel.errors import Conflict, ValidationFailed
 
 
 class TableRuleError(ValidationFailed):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from slotsys.domain.money import format_won
+from slotsys.kernel.money import format_won
 from table_games.domain.errors import BettingClosed, TableRuleError
 from table_games.domain.settlement import Bet
 

@@ -88,7 +88,7 @@ from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, Opti
 from mahjong.hand_calculating.scores import Aotenjou, ScoresCalculator
 from mahjong.meld import Meld
 
-from slotsys.domain.money import commission_ceil
+from slotsys.kernel.money import commission_ceil
 from table_games.domain.errors import TableRuleError
 
 SEATS = ("E", "S", "W", "N")  # table seats in turn order (counter-clockwise)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Union
 
-from slotsys.domain.money import commission_ceil, format_won
+from slotsys.kernel.money import commission_ceil, format_won
 from table_games.domain import limits as L
 from table_games.domain.cards import Card, parse_card
 from table_games.domain.cards import deck as deck52

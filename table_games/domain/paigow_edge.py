@@ -14,7 +14,7 @@ much smaller variance than two independent deals. The sample is kept as the 3 ×
 function of that table, the stake and the commission:
 
 * **player**: a win pays ``stake − commission`` (5% rounded **up** to the table's commission unit,
-  :func:`slotsys.domain.money.commission_ceil`, as :func:`paigow.settle` does), a loss costs the stake;
+  :func:`slotsys.kernel.money.commission_ceil`, as :func:`paigow.settle` does), a loss costs the stake;
   house edge = −E[net] / stake;
 * **banker** (a player banking against one player's equal bet, the house's hand included): a banker win
   pays the stake less the same commission, a banker loss costs the stake; the house's edge against the
@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 from math import sqrt
 
-from slotsys.domain.money import commission_ceil
+from slotsys.kernel.money import commission_ceil
 from table_games.domain import paigow as P
 
 OUTCOMES = (-1, 0, 1)  # the player's result: loses both / push / wins both

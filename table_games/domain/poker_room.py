@@ -53,7 +53,7 @@ from pokerkit import (
 )
 from pokerkit.notation import parse_action
 
-from slotsys.domain.money import PPM, payout_floor
+from slotsys.kernel.money import PPM, payout_floor
 from table_games.domain.errors import TableRuleError
 
 VARIANTS = ("FL", "NL")

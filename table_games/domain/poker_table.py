@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from slotsys.domain.money import format_won, payout_floor
+from slotsys.kernel.money import format_won, payout_floor
 from table_games.domain import limits as L
 from table_games.domain.errors import TableRuleError
 from table_games.domain.settlement import LOSE, PUSH, WIN, Bet, Settlement

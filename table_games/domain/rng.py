@@ -1,6 +1,6 @@
 """Randomness for the table engines, injected as a port with ``randbelow(n)``.
 
-* live play: :class:`slotsys.domain.ports.Csprng` (the operating system's CSPRNG);
+* live play: :class:`slotsys.kernel.ports.Csprng` (the operating system's CSPRNG);
 * simulations and tests: :class:`SeededRng` (reproducible);
 * **input mode**: :class:`ScriptedRng` -- a dealer or a test supplies the outcome (a pocket, the dice, a
   wheel stop) and the engine draws it through the very same ``randbelow`` call it makes in live play.

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from slotsys.domain.money import format_won
+from slotsys.kernel.money import format_won
 from table_games.domain import limits as L
 from table_games.domain.errors import TableRuleError
 from table_games.domain.rng import ScriptedRng

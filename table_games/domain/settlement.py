@@ -8,7 +8,7 @@ is then paid or taken only up to ``cap`` (its *action*), and the excess is hande
 
 A :class:`Settlement` says, per bet, the stake returned, the win paid and the commission charged; the
 player is credited ``payout = stake_returned + win - commission`` (``net = payout - amount``). Wins are
-computed by :mod:`slotsys.domain.money` only (payouts round down, commissions round up to the unit).
+computed by :mod:`slotsys.kernel.money` only (payouts round down, commissions round up to the unit).
 
 :class:`Void` is the outcome of a misdeal or a "no game" (ball off the wheel, dice not flat): every
 game's ``settle`` returns every bet in full.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from slotsys.domain.ports import Rng
+from slotsys.kernel.ports import Rng
 from table_games.domain.cards import Card, decks as make_decks
 from table_games.domain.errors import ShoeExhausted
 

@@ -18,7 +18,7 @@ enough to cover ordinary losses; a stack too short for a big hand is refused, no
 **Units**: points (riichi: the standard table, e.g. a dealer mangan ron = 12,000 points; Korean: the schedule's
 points) × the table's ``point_value`` won (e.g. ₩10 a point). **House fee**: ``fee_ppm`` of the winner's take
 (what the others pay for the hand, honba included, riichi sticks not), rounded UP to ``fee_unit``
-(``slotsys.domain.money.commission_ceil``, the one rounding module), never above the take.
+(``slotsys.kernel.money.commission_ceil``, the one rounding module), never above the take.
 
 **Hands** are numbered per table: a scored or drawn hand must carry ``number`` = the table's last hand + 1,
 checked under the table row lock, and ``mahjong_hands`` is unique per (table, number): two requests for the
@@ -26,7 +26,7 @@ same hand (same or different ``Idempotency-Key``) settle once; the other gets th
 (same key) or 409 ``field: number`` (another key). Lock order: table row → player row (wallet moves) →
 ledger accounts.
 
-Roles (``slotsys.domain.security.ROLES``): ``pit`` / ``supervisor`` open tables, seat players and score;
+Roles (``slotsys.kernel.security.ROLES``): ``pit`` / ``supervisor`` open tables, seat players and score;
 ``operator`` / ``auditor`` / ``host`` read; a player (``pl_`` token) reads tables and hands and may use the
 pure scoring call. Errors: ``TableRuleError`` (422, the field), ``Conflict`` (409), ``NotFound`` (404),
 ``InsufficientFunds`` (409), ``Forbidden`` (403).
@@ -34,34 +34,20 @@ pure scoring call. Errors: ``TableRuleError`` (422, the field), ``Conflict`` (40
 
 from __future__ import annotations
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
-from slotsys.domain.money import MoneyError, require_won
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
-from slotsys.services.wallet import WalletService
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.kernel.money import MoneyError, require_won
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
+from slotsys.players.services.wallet import WalletService
 from table_games.adapters.mahjong import MahjongHand, MahjongRepo, MahjongSeat, MahjongTable
 from table_games.domain import mahjong as mj
 from table_games.domain.errors import TableRuleError
 
 SCORER_ROLES = ("pit", "supervisor")
 READ_ROLES = ("pit", "supervisor", "operator", "auditor", "host")
-
-
-def stack_account(code: str, player_id: int) -> str:
-    """Liability (non-negative): a seated player's stack at a mahjong table."""
-    return f"mahjong:{code}:stack:{player_id}"
-
-
-def pot_account(code: str) -> str:
-    """Liability (non-negative): riichi sticks carried on the table from drawn hands."""
-    return f"mahjong:{code}:pot"
-
-
-def fee_account(code: str) -> str:
-    """Revenue: the house fee on scored hands."""
-    return f"mahjong:{code}:fees"
 
 
 def require_reader(principal: Principal) -> None:
@@ -97,7 +83,7 @@ def table_view(uow, t: MahjongTable) -> dict:
             "point_value": t.point_value, "fee_ppm": t.fee_ppm, "fee_unit": t.fee_unit, "min_buy_in": t.min_buy_in,
             "max_buy_in": t.max_buy_in, "status": t.status, "hands": t.hand_seq, "riichi_pot": t.riichi_pot,
             "seats": [{"seat": s.seat, "player_id": s.player_id,
-                       "stack": uow.ledger.balance(stack_account(t.code, s.player_id))} for s in seats]}
+                       "stack": uow.ledger.balance(accounts.mahjong_stack(t.code, s.player_id))} for s in seats]}
 
 
 def hand_view(t: MahjongTable, h: MahjongHand) -> dict:
@@ -127,8 +113,8 @@ def new_table(uow, *, code: str, name: str = "", rules: dict | None = None, poin
                      fee_unit=fee_unit, min_buy_in=min_buy_in, max_buy_in=max_buy_in, status=status, hand_seq=0,
                      riichi_pot=0)
     _repo(uow).add(t)
-    uow.ledger.ensure_account(pot_account(code), L.AccountType.LIABILITY, non_negative=True)
-    uow.ledger.ensure_account(fee_account(code), L.AccountType.REVENUE)
+    uow.ledger.ensure_account(accounts.mahjong_pot(code), L.AccountType.LIABILITY, non_negative=True)
+    uow.ledger.ensure_account(accounts.mahjong_fees(code), L.AccountType.REVENUE)
     return t
 
 
@@ -201,7 +187,7 @@ class MahjongService:
             if any(s.player_id == pid for s in seats):
                 raise Conflict(f"player {pid} already sits at {code}", field="player_id")
             uow.players.get(pid)
-            acct = stack_account(code, pid)
+            acct = accounts.mahjong_stack(code, pid)
             uow.ledger.ensure_account(acct, L.AccountType.LIABILITY, non_negative=True)
             entry = WalletService.debit_for_table(uow, pid, acct, amount, refs={"mahjong": code, "seat": seat})
             repo.add(MahjongSeat(table_id=t.id, seat=seat, player_id=pid))
@@ -226,7 +212,7 @@ class MahjongService:
             t = repo.get(code, for_update=True)
             s = self._seat(repo, t, seat)
             amount = _won(body.get("amount"), "amount")
-            acct = stack_account(code, s.player_id)
+            acct = accounts.mahjong_stack(code, s.player_id)
             have = uow.ledger.balance(acct)
             if have + amount > t.max_buy_in:
                 raise TableRuleError("amount", f"the stack would pass the table's ₩{t.max_buy_in:,} maximum")
@@ -246,7 +232,7 @@ class MahjongService:
             t = repo.get(code, for_update=True)
             s = self._seat(repo, t, seat)
             pid = s.player_id
-            acct = stack_account(code, pid)
+            acct = accounts.mahjong_stack(code, pid)
             amount = uow.ledger.balance(acct)
             entry = (WalletService.credit_from_table(uow, pid, acct, amount, refs={"mahjong": code, "seat": seat})
                      if amount else None)
@@ -279,7 +265,7 @@ class MahjongService:
         short = []
         for s, delta in won.items():
             if delta < 0:
-                have = uow.ledger.balance(stack_account(code, by_seat[s].player_id))
+                have = uow.ledger.balance(accounts.mahjong_stack(code, by_seat[s].player_id))
                 if have < -delta:
                     short.append(f"seat {s} (player {by_seat[s].player_id}) has ₩{have:,}, owes ₩{-delta:,}")
         if short:
@@ -336,16 +322,16 @@ class MahjongService:
                                 fee_ppm=t.fee_ppm, fee_unit=t.fee_unit)
             self._check_cover(uow, code, by_seat, st.won)
             e = L.EntryBuilder("mahjong.hand", f"mahjong {code} hand {body['number']}: {winner} wins")
-            win_acct = stack_account(code, by_seat[winner].player_id)
+            win_acct = accounts.mahjong_stack(code, by_seat[winner].player_id)
             stick_won = mj.STICK_POINTS * t.point_value
             for s, delta in st.won.items():
                 if s != winner and delta < 0:
                     into_pot = stick_won if (st.sticks_to_pot and s in st.sticks_paid) else 0
-                    acct = stack_account(code, by_seat[s].player_id)
+                    acct = accounts.mahjong_stack(code, by_seat[s].player_id)
                     e.add(debit=acct, credit=win_acct, amount=-delta - into_pot)
-                    e.add(debit=acct, credit=pot_account(code), amount=into_pot)
-            e.add(debit=pot_account(code), credit=win_acct, amount=st.pot_won)
-            e.add(debit=win_acct, credit=fee_account(code), amount=st.fee)
+                    e.add(debit=acct, credit=accounts.mahjong_pot(code), amount=into_pot)
+            e.add(debit=accounts.mahjong_pot(code), credit=win_acct, amount=st.pot_won)
+            e.add(debit=win_acct, credit=accounts.mahjong_fees(code), amount=st.fee)
             entry = uow.ledger.post(e.build({"mahjong": code, "hand": body["number"]})) if not e.empty else None
             settlement = {"seats": {s: {"player_id": by_seat[s].player_id, "points": st.points[s], "won": st.won[s]}
                                     for s in mj.SEATS},
@@ -391,7 +377,7 @@ class MahjongService:
             self._check_cover(uow, code, by_seat, won)
             e = L.EntryBuilder("mahjong.draw", f"mahjong {code} hand {body['number']}: draw")
             for s in riichi_seats:
-                e.add(debit=stack_account(code, by_seat[s].player_id), credit=pot_account(code), amount=stick)
+                e.add(debit=accounts.mahjong_stack(code, by_seat[s].player_id), credit=accounts.mahjong_pot(code), amount=stick)
             entry = uow.ledger.post(e.build({"mahjong": code, "hand": body["number"]})) if not e.empty else None
             h = MahjongHand(table_id=t.id, number=body["number"], kind="draw", rule_set=t.rules.get("rule_set", "riichi"),
                             dealer=dealer, declaration={}, result={},

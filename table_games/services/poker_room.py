@@ -19,12 +19,13 @@ buy-in ``amount`` outside [min, max]), ``InsufficientFunds`` (409), ``Forbidden`
 
 from __future__ import annotations
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
-from slotsys.services.wallet import WalletService
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
+from slotsys.players.services.wallet import WalletService
 from table_games.adapters.poker_room import PokerHand, PokerRepo, PokerSeat, PokerTable
 from table_games.domain import poker_room as P
 from table_games.domain.errors import TableRuleError
@@ -34,19 +35,9 @@ DEALER_ROLES = ("pit", "supervisor")
 READ_ROLES = ("pit", "supervisor", "operator", "auditor", "host")
 
 
-def stack_account(code: str, player_id: int) -> str:
-    """Liability (non-negative): a player's chips at a poker table."""
-    return f"poker:{code}:stack:{player_id}"
-
-
-def rake_account(code: str) -> str:
-    """Revenue: the rake a poker table takes."""
-    return f"poker:{code}:rake"
-
-
 def _stack(uow, code: str, player_id: int) -> int:
     try:
-        return uow.ledger.balance(stack_account(code, player_id))
+        return uow.ledger.balance(accounts.poker_stack(code, player_id))
     except NotFound:
         return 0
 
@@ -80,7 +71,7 @@ class PokerRoomService:
                 "hands": t.hand_seq, "hand_in_play": cur.number if cur is not None and cur.status == "in_play" else None,
                 "seats": [{"seat": s.seat, "player_id": s.player_id, "stack": _stack(uow, t.code, s.player_id)}
                           for s in seats],
-                "rake_total": uow.ledger.balance(rake_account(t.code))}
+                "rake_total": uow.ledger.balance(accounts.poker_rake(t.code))}
 
     @staticmethod
     def _hand_view(t: PokerTable, h: PokerHand, viewer: int | None = None, staff: bool = False, state=None) -> dict:
@@ -170,7 +161,7 @@ class PokerRoomService:
             if any(s.player_id == player_id for s in seats):
                 raise Conflict(f"player {player_id} already has a seat at {code}", field="player_id")
             WalletService.open(uow, player_id)
-            uow.ledger.ensure_account(stack_account(code, player_id), L.AccountType.LIABILITY, non_negative=True)
+            uow.ledger.ensure_account(accounts.poker_stack(code, player_id), L.AccountType.LIABILITY, non_negative=True)
             repo.add(PokerSeat(table_id=t.id, seat=seat, player_id=player_id))
             out = self._table_view(uow, repo, t)
             uow.commit()
@@ -196,7 +187,7 @@ class PokerRoomService:
                 raise TableRuleError("amount", f"buy-ins at {code} bring the stack to ₩{cfg.min_buy_in:,}-"
                                                f"₩{cfg.max_buy_in:,} (the stack is ₩{have:,})",
                                      min_buy_in=cfg.min_buy_in, max_buy_in=cfg.max_buy_in, stack=have)
-            entry = WalletService.transfer(uow, player_id=pid, counter_account=stack_account(code, pid), amount=amount,
+            entry = WalletService.transfer(uow, player_id=pid, counter_account=accounts.poker_stack(code, pid), amount=amount,
                                            direction="out", kind="poker.buy_in", refs={"poker_table": code})
             return {"table": code, "player_id": pid, "amount": amount, "stack": _stack(uow, code, pid),
                     "entry": entry, "wallet": WalletService.balances(uow, pid)}
@@ -218,7 +209,7 @@ class PokerRoomService:
             if self._dealt_in(repo, t, pid):
                 raise Conflict("cash out between hands (the player is dealt into the hand in play)", field="player_id")
             amount = _stack(uow, code, pid)
-            entry = (WalletService.transfer(uow, player_id=pid, counter_account=stack_account(code, pid),
+            entry = (WalletService.transfer(uow, player_id=pid, counter_account=accounts.poker_stack(code, pid),
                                             amount=amount, direction="in", kind="poker.cash_out",
                                             refs={"poker_table": code}) if amount else None)
             if body.get("leave"):
@@ -331,9 +322,9 @@ class PokerRoomService:
         postings = []
         for s, net in zip(h.seats, res.net):
             if net:
-                postings.append(L.Posting(stack_account(t.code, s["player_id"]), -int(net)))
+                postings.append(L.Posting(accounts.poker_stack(t.code, s["player_id"]), -int(net)))
         if res.rake:
-            postings.append(L.Posting(rake_account(t.code), -int(res.rake)))
+            postings.append(L.Posting(accounts.poker_rake(t.code), -int(res.rake)))
         if postings:
             h.entry_id = uow.ledger.post(L.JournalEntry("poker.hand", tuple(postings), f"{t.code} hand {h.number}",
                                                         {"poker_table": t.code, "hand": h.number}))
@@ -386,7 +377,7 @@ def new_poker_table(uow, *, code: str, name: str, cfg: P.RoomConfig) -> PokerTab
     """A poker table with its rake account (house revenue)."""
     t = PokerTable(code=code, name=name, rules=cfg.to_dict(), status="open", button_seat=None, hand_seq=0)
     PokerRepo(uow.session).add(t)
-    uow.ledger.ensure_account(rake_account(code), L.AccountType.REVENUE)
+    uow.ledger.ensure_account(accounts.poker_rake(code), L.AccountType.REVENUE)
     return t
 
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
-from slotsys.domain.money import milli_to_won_floor
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
-from slotsys.services.wallet import WalletService
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.kernel.money import milli_to_won_floor
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
+from slotsys.players.services.wallet import WalletService
 from jackpot_controller.services.controller import service_for
 from jackpot_controller.services.table import TableAward, settle_table_round, table_level
 from table_games.adapters.tables import ColourStack, GameTable, TableBacker, TableBet, TableRound, TableSeat
@@ -48,14 +49,6 @@ DEALER_ROLES = ("pit", "operator")  # pit staff act as dealers / inspectors
 MANAGER_ROLES = ("operator",)
 READ_ROLES = ("pit", "operator", "auditor", "host")
 STATUSES = ("open", "closed", "private")
-
-
-def bets_account(code: str) -> str:
-    return L.table_bets(code)
-
-
-def hold_account(code: str) -> str:
-    return L.table_hold(code)
 
 
 def _rules(t: GameTable):
@@ -84,7 +77,7 @@ def table_view(t: GameTable, seats: list[TableSeat], uow=None) -> dict:
     if t.progressive_level:
         out["progressive_level"] = t.progressive_level
     if uow is not None:
-        out["bets_in_play"] = uow.ledger.balance(bets_account(t.code))
+        out["bets_in_play"] = uow.ledger.balance(accounts.table_bets(t.code))
         if t.progressive_level:
             lv = uow.levels.get(t.progressive_level)
             out["progressive"] = {"level": lv.code, "value": milli_to_won_floor(lv.value_milli), "cycle": lv.cycle,
@@ -188,10 +181,10 @@ def bj_view(rnd) -> dict:
 
 
 def create_table_accounts(uow, code: str, game: str = "") -> None:
-    uow.ledger.ensure_account(bets_account(code), L.AccountType.LIABILITY, non_negative=True)
-    uow.ledger.ensure_account(hold_account(code), L.AccountType.REVENUE)
+    uow.ledger.ensure_account(accounts.table_bets(code), L.AccountType.LIABILITY, non_negative=True)
+    uow.ledger.ensure_account(accounts.table_hold(code), L.AccountType.REVENUE)
     if game == "roulette":
-        uow.ledger.ensure_account(L.table_chips(code), L.AccountType.LIABILITY, non_negative=True)
+        uow.ledger.ensure_account(accounts.table_chips(code), L.AccountType.LIABILITY, non_negative=True)
 
 
 def new_table(uow, *, code: str, game: str, name: str = "", rules: dict | None = None, limits: dict | None = None,
@@ -508,10 +501,10 @@ class TableService:
                                             f"₩{stack.chip_value:,}, less than ₩{bet.amount:,}", field="amount")
                 stack.chips -= bet.amount // stack.chip_value
                 e = L.EntryBuilder("table.colour_bet", f"{stack.colour} chips bet at {code}")
-                e.add(debit=L.table_chips(code), credit=bets_account(code), amount=bet.amount)
+                e.add(debit=accounts.table_chips(code), credit=accounts.table_bets(code), amount=bet.amount)
                 entry = uow.ledger.post(e.build({**refs, "colour": stack.colour}))
             else:
-                entry = WalletService.debit_for_table(uow, player_id, bets_account(code), bet.amount, refs=refs)
+                entry = WalletService.debit_for_table(uow, player_id, accounts.table_bets(code), bet.amount, refs=refs)
             row = TableBet(round_id=r.id, player_id=player_id, spot=bet.spot, box=bet.box, amount=bet.amount,
                            cap=bet.cap, entry_id=entry, placed_by=principal.id, colour=stack.colour if stack else None)
             uow.tables.add(row)
@@ -785,7 +778,7 @@ class TableService:
         """A bet a decision places (double, split, insurance; play, call, flop / turn / river; a pai gow banker's
         cover): debited from the player's wallet now, settled with the round."""
         pid = _pid(x.player)
-        entry = WalletService.debit_for_table(uow, pid, bets_account(t.code), x.amount,
+        entry = WalletService.debit_for_table(uow, pid, accounts.table_bets(t.code), x.amount,
                                               refs={"table": t.code, "round": r.number, "spot": x.spot})
         row = TableBet(round_id=r.id, player_id=pid, spot=x.spot, box=x.box, amount=x.amount, cap=x.cap,
                        entry_id=entry, placed_by=principal.id)
@@ -939,21 +932,21 @@ class TableService:
         entries = []
         if house_net < 0:  # the house funds the winnings from the table's hold
             e = L.EntryBuilder("table.settle", f"table {t.code} round {number}: house pays")
-            e.add(debit=hold_account(t.code), credit=bets_account(t.code), amount=-house_net)
+            e.add(debit=accounts.table_hold(t.code), credit=accounts.table_bets(t.code), amount=-house_net)
             entries.append(uow.ledger.post(e.build(refs)))
         for pid in sorted(payouts):
             if payouts[pid] > 0:
-                entries.append(WalletService.credit_from_table(uow, pid, bets_account(t.code), payouts[pid], refs=refs))
+                entries.append(WalletService.credit_from_table(uow, pid, accounts.table_bets(t.code), payouts[pid], refs=refs))
         for pid in sorted(chips_paid):
             if chips_paid[pid] > 0:
                 stack = uow.tables.stack(t.id, pid)
                 stack.chips += chips_paid[pid] // stack.chip_value
                 e = L.EntryBuilder("table.colour_pay", f"{stack.colour} chips paid at {t.code}")
-                e.add(debit=bets_account(t.code), credit=L.table_chips(t.code), amount=chips_paid[pid])
+                e.add(debit=accounts.table_bets(t.code), credit=accounts.table_chips(t.code), amount=chips_paid[pid])
                 entries.append(uow.ledger.post(e.build({**refs, "player": pid, "colour": stack.colour})))
         if house_net > 0:  # the losing stakes go to the table's hold
             e = L.EntryBuilder("table.settle", f"table {t.code} round {number}: house wins")
-            e.add(debit=bets_account(t.code), credit=hold_account(t.code), amount=house_net)
+            e.add(debit=accounts.table_bets(t.code), credit=accounts.table_hold(t.code), amount=house_net)
             entries.append(uow.ledger.post(e.build(refs)))
         out = {"house_net": house_net, "payouts": {str(k): v for k, v in sorted(payouts.items())}, "entries": entries}
         if chips_paid:
@@ -979,7 +972,7 @@ class TableService:
                                   chip_unit=t.chip_unit, rules=_rules(t))
             if mine is not None and mine.chip_value != got.chip_value:
                 raise TableRuleError("chip_value", f"the player's {mine.colour} chips are worth ₩{mine.chip_value:,}")
-            entry = WalletService.debit_for_table(uow, pid, L.table_chips(code), body["amount"],
+            entry = WalletService.debit_for_table(uow, pid, accounts.table_chips(code), body["amount"],
                                                   refs={"table": code, "colour": got.colour})
             if mine is None:
                 mine = ColourStack(table_id=t.id, player_id=pid, colour=got.colour, chip_value=got.chip_value, chips=0)
@@ -1006,7 +999,7 @@ class TableService:
             if chips > stack.chips:
                 raise TableRuleError("chips", f"the player holds {stack.chips} {stack.colour} chips")
             won = roulette.cash_out(roulette.ColourStack(str(pid), stack.colour, stack.chip_value, stack.chips), chips)
-            entry = (WalletService.credit_from_table(uow, pid, L.table_chips(code), won, refs={"table": code,
+            entry = (WalletService.credit_from_table(uow, pid, accounts.table_chips(code), won, refs={"table": code,
                                                                                             "colour": stack.colour})
                      if won else None)
             stack.chips -= chips
@@ -1109,7 +1102,7 @@ def seed_tables(uow) -> list[str]:
     """One demo table per game and the Caribbean table's progressive level (idempotent)."""
     from jackpot_controller.domain.levels import LevelParams
     from jackpot_controller.services.levels import create_level
-    from slotsys.domain.ports import Csprng
+    from slotsys.kernel.ports import Csprng
 
     made = []
     for code, game, name in DEMO_TABLES:

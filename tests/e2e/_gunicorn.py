@@ -1,4 +1,4 @@
-"""A real gunicorn for the e2e tests, run as production runs it (``-c python:slotsys.gunicorn_conf``) on a SQLite
+"""A real gunicorn for the e2e tests, run as production runs it (``-c python:slotsys.server.gunicorn_conf``) on a SQLite
 floor with tasks in-process: started, waited for until ``/readyz`` answers, stopped on exit."""
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def gunicorn(db_url: str, tmp: Path, *, workers: int, threads: int, **env_extra:
     log_path = tmp / "gunicorn.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:slotsys.gunicorn_conf", "--workers",
-             str(workers), "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "slotsys.wsgi:app"],
+            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:slotsys.server.gunicorn_conf", "--workers",
+             str(workers), "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "slotsys.app.wsgi:app"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
-from slotsys.services.retention import purge_idempotency
+from slotsys.kernel.retention import purge_idempotency
 
 OLD, NEW = 7, 4  # bill-ins aged past the window / kept
 

@@ -1,4 +1,4 @@
-"""Admission control end to end, under real gunicorn with ``slotsys.gunicorn_worker.AdmissionWorker``: a
+"""Admission control end to end, under real gunicorn with ``slotsys.server.gunicorn_worker.AdmissionWorker``: a
 request that waited longer than the queue budget is a 503 problem with Retry-After that changes nothing, and
 its retry with the same Idempotency-Key is served once. (The rule itself: tests/unit/test_admission.py.)
 """
@@ -14,7 +14,7 @@ import uuid
 import httpx
 import pytest
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.conftest import _make_app
 from tests.e2e._gunicorn import gunicorn
 
@@ -32,7 +32,7 @@ def test_without_the_worker_nothing_is_queued_or_shed(api):
 
 @pytest.fixture(scope="module")
 def one_thread_server(tmp_path_factory):
-    """gunicorn as production runs it (``-c python:slotsys.gunicorn_conf``), one worker with one thread, every
+    """gunicorn as production runs it (``-c python:slotsys.server.gunicorn_conf``), one worker with one thread, every
     Idempotency-Key use case held 600 ms (SLOTSYS_FAULT_DELAY_MS), queue budget 250 ms."""
     tmp = tmp_path_factory.mktemp("admission")
     db = f"sqlite:///{tmp / 'floor.db'}"

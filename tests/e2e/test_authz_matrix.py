@@ -1,6 +1,6 @@
 """Authorisation matrix: every endpoint of the app × every caller.
 
-Callers: anonymous, every staff role of ``slotsys.domain.security.ROLES``, the machine named in the path
+Callers: anonymous, every staff role of ``slotsys.kernel.security.ROLES``, the machine named in the path
 with its own key (``machine``), another machine's key on that path (``other_machine``), the player named
 in the path (or seated at the path's seat) with their own ``pl_…`` token (``player``) and another player's
 token (``other_player``).
@@ -8,7 +8,7 @@ token (``other_player``).
 ``ALLOWED`` is the expected table, written from the code's role checks (``require_role`` /
 ``require_machine`` / ``require_reader`` in the services and routes), NOT from observed responses:
 ``staff(...)`` lists the roles a route's ``require_role`` names (admin holds every role, as
-``slotsys.services.staff.require_role`` says). The endpoints are enumerated from ``app.url_map``, so a new
+``slotsys.staff.services.auth.require_role`` says). The endpoints are enumerated from ``app.url_map``, so a new
 endpoint that is not in the table fails the test and says what to add.
 
 Denied means 401 or 403 and nothing changed (row counts of every table and the ledger audit are the same
@@ -22,7 +22,7 @@ import uuid
 
 import sqlalchemy as sa
 
-from slotsys.domain.security import ROLES
+from slotsys.kernel.security import ROLES
 
 MACHINE_CALLERS = ("machine", "other_machine")
 PLAYER_CALLERS = ("player", "other_player")
@@ -44,25 +44,25 @@ AUTHENTICATED = ANY_STAFF | ANY_MACHINE  # any machine key or staff token (playe
 
 # endpoint → who may call it. Derived from the code (file: the check).
 ALLOWED: dict[str, frozenset[str]] = {
-    # slotsys/api/system.py, APIFlask's own spec/docs, Flask static: open
+    # slotsys/app/api/system.py, APIFlask's own spec/docs, Flask static: open
     "system.healthz": PUBLIC, "system.readyz": PUBLIC, "system.metrics": PUBLIC,
     "openapi.spec": PUBLIC, "openapi.docs": PUBLIC, "openapi.swagger_ui_oauth_redirect": PUBLIC, "static": PUBLIC,
     "apidocs.static": PUBLIC,  # Swagger UI files for /docs (slotsys/web/apidocs.py)
-    # slotsys/api/staff.py
+    # slotsys/staff/api/routes.py
     "staff.login": PUBLIC,
     "staff.logout": ANY_STAFF, "staff.change_password": ANY_STAFF,  # services/staff.py require_staff
     "staff.unlock": staff(), "staff.deactivate": staff(), "staff.reset_password": staff(),
     "staff.auth_events": staff("auditor"),
     "staff.floor": staff("operator", "attendant", "auditor"),
     "staff.audit": staff("auditor"),
-    # slotsys/api/machines.py + services/floor.py require_machine
+    # slotsys/floor/api/machines.py + services/floor.py require_machine
     "machines.bill_in": MACHINE, "machines.spin": MACHINE, "machines.cash_out": MACHINE, "machines.ticket_in": MACHINE,
     "machines.meters": MACHINE | staff("operator", "attendant", "auditor"),
-    # slotsys/api/machine_games.py + services/machine_games.py require_machine / the route's require_role
+    # slotsys/floor/api/reported_games.py + services/machine_games.py require_machine / the route's require_role
     "machine_games.report_game": MACHINE, "machine_games.report_meters": MACHINE,
     "machine_games.reconciliation": staff("operator", "attendant", "auditor"),
     "machines.recall": MACHINE | staff("operator", "attendant", "auditor"),
-    # slotsys/api/floor_admin.py + services/floor_admin.py (WRITERS operator; ADMIN admin; READERS operator,
+    # slotsys/floor/api/admin.py + services/floor_admin.py (WRITERS operator; ADMIN admin; READERS operator,
     # attendant, auditor; a zone's or bank's retirement needs admin, the matrix's body renames it)
     "floor_admin.enrol": staff("operator"), "floor_admin.update_machine": staff("operator"),
     "floor_admin.enable": staff("operator"), "floor_admin.disable": staff("operator"),
@@ -75,14 +75,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     "floor_admin.list_banks": staff("operator", "attendant", "auditor"),
     "floor_admin.create_bank": staff("operator"), "floor_admin.update_bank": staff("operator"),
     "floor_admin.floor_plan": staff("operator", "attendant", "auditor"),
-    # slotsys/services/sessions.py
+    # slotsys/players/services/sessions.py
     "player_machines.card_in": MACHINE,
     "player_machines.card_out": MACHINE | staff("attendant", "host"),
     "player_machines.current_session": MACHINE | staff("attendant", "host", "operator", "auditor"),
     "player_machines.to_machine": MACHINE, "player_machines.to_wallet": MACHINE,
     "player_machines.cash_out_to_wallet": MACHINE, "player_machines.redeem_request": MACHINE,
     "player_machines.redeem_ack": MACHINE, "player_machines.redeem_cancel": MACHINE,
-    # slotsys/services/players.py (READ_ROLES = host, cashier, pit, auditor; require_reader: the player too)
+    # slotsys/players/services/players.py (READ_ROLES = host, cashier, pit, auditor; require_reader: the player too)
     "players.login": PUBLIC,
     "players.enrol": staff("host"),
     "players.find": staff("host", "cashier", "pit", "auditor"),
@@ -164,8 +164,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "web.signage": PUBLIC, "web.reports": PUBLIC, "web.font": PUBLIC, "web.static": PUBLIC,
     "web.games": PUBLIC, "web.staff": PUBLIC, "web.audit_log": PUBLIC,
     "web.alerts": PUBLIC, "web.handpays": PUBLIC,
-    # slotsys/api/screens.py + services/screens.py
-    # slotsys/api/floor_events.py + services/floor_events.py (READ_ROLES attendant, supervisor, operator, auditor;
+    # slotsys/app/api/screens.py + services/screens.py
+    # slotsys/floor/api/events.py + services/floor_events.py (READ_ROLES attendant, supervisor, operator, auditor;
     # alert transitions and handpay signatures: attendant, supervisor)
     "floor_events.report_events": MACHINE,
     "floor_events.machine_events": staff("attendant", "supervisor", "operator", "auditor"),
@@ -185,7 +185,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # authorised by the ?token= minted by stream_token (EventSource sends no header), whoever sends the request;
     # without a valid token every caller is refused: test_the_screens_stream_needs_its_token
     "screens.jackpot_stream": PUBLIC,
-    # slotsys/api/administration.py → services/game_catalogue.py (UPLOADERS operator, APPROVERS supervisor, READERS
+    # slotsys/floor/api/catalogue.py → services/game_catalogue.py (UPLOADERS operator, APPROVERS supervisor, READERS
     # operator, supervisor, auditor), services/staff_admin.py (admin), services/audit_reader.py (auditor)
     "administration.upload_game": staff("operator"),
     "administration.list_uploads": staff("operator", "supervisor", "auditor"),

@@ -10,8 +10,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from slotsys.domain import machine_events as V
-from slotsys.settings import Settings
+from slotsys.floor.domain import machine_events as V
+from slotsys.kernel import accounts
+from slotsys.kernel.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -277,8 +278,7 @@ def test_events_idempotency_key_replays(api):
 def test_jackpot_handpay_through_the_queue_needs_a_supervisor_above_the_threshold(api, monkeypatch):
     """A jackpot hit the controller locked for a handpay joins the queue; above the two-person threshold the
     attendant's signature alone does not pay it (the machine stays locked), the supervisor's pays it from the cage."""
-    import slotsys.services.floor as floor
-    from slotsys.domain import ledger as L
+    import slotsys.floor.services.play as floor
     from tests.e2e.test_jackpot_api import WithProgressive
 
     svc = api.app.extensions["slotsys"]
@@ -295,7 +295,7 @@ def test_jackpot_handpay_through_the_queue_needs_a_supervisor_above_the_threshol
     jp = r.json["jackpots"][0]
     assert jp["status"] == "handpay"
     with svc.uow(readonly=True) as uow:
-        cage_before = uow.ledger.balance(L.cage_drawer("MAIN"))
+        cage_before = uow.ledger.balance(accounts.cage_bank("MAIN"))
 
     hp = next(h for h in api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json["handpays"]
               if h["hit_id"] == jp["hit"])
@@ -307,5 +307,5 @@ def test_jackpot_handpay_through_the_queue_needs_a_supervisor_above_the_threshol
     assert second.status_code == 200 and second.json["state"] == "paid", second.json
     assert api.as_machine("V006", "GET", "/api/v1/machines/V006/meters", key=None).json["status"] == "active"
     with svc.uow(readonly=True) as uow:
-        assert uow.ledger.balance(L.cage_drawer("MAIN")) == cage_before - jp["amount"]
+        assert uow.ledger.balance(accounts.cage_bank("MAIN")) == cage_before - jp["amount"]
     assert api.audit()["balanced"] is True

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-import slotsys.services.floor as floor
-from slotsys.games import load_game
+import slotsys.floor.services.play as floor
+from slotsys.floor.games import load_game
 
 
 def credits(api, asset):

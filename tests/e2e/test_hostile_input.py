@@ -23,7 +23,7 @@ import uuid
 
 import pytest
 
-from slotsys.domain.security import ROLES
+from slotsys.kernel.security import ROLES
 from tests.e2e.test_authz_matrix import ALLOWED, Floor, _snapshot
 from tests.e2e.test_schemathesis import EXCLUDED_MODULES
 

@@ -1,4 +1,4 @@
-"""Hostile input under real gunicorn (``-c python:slotsys.gunicorn_conf``, ``AdmissionWorker``): after a 413 the
+"""Hostile input under real gunicorn (``-c python:slotsys.server.gunicorn_conf``, ``AdmissionWorker``): after a 413 the
 answer says ``Connection: close`` and the server closes the socket (gunicorn dropped the app's hop-by-hop
 ``Connection: close``, answered ``keep-alive`` and closed anyway, so a client reused a dead connection); the
 security headers reach the client; a chunked body over the limit is a 413 that closes, never cut and applied (the
@@ -13,7 +13,7 @@ import uuid
 import httpx
 import pytest
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.conftest import _make_app
 from tests.e2e._gunicorn import gunicorn
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel
-from slotsys.domain import ledger as L
+from slotsys.kernel import accounts
 
 LEVELS = "/api/v1/jackpots/levels"
 
@@ -28,7 +28,7 @@ class WithProgressive:
 @pytest.fixture
 def progressive(monkeypatch):
     """``progressive.keys = [...]``: the next spins' outcomes win these progressive levels."""
-    import slotsys.services.floor as floor
+    import slotsys.floor.services.play as floor
 
     class Ctl:
         keys: list[str] = []
@@ -142,7 +142,7 @@ def test_handpay_locks_the_machine_until_an_attendant_pays_it_from_the_cage(api,
     fund(api, "V002")
     svc = app.extensions["slotsys"]
     with svc.uow(readonly=True) as uow:
-        cage_before = uow.ledger.balance(L.cage_drawer("MAIN"))
+        cage_before = uow.ledger.balance(accounts.cage_bank("MAIN"))
     progressive.keys = ["major"]
     r = spin(api, "V002", {"reels": 1, "multiplier": 1})  # ₩1,000 → +₩20 → ₩2,500,020 ≥ ₩2,000,000: handpay
     assert r.status_code == 200
@@ -167,7 +167,7 @@ def test_handpay_locks_the_machine_until_an_attendant_pays_it_from_the_cage(api,
     again = api.as_staff("attendant", "POST", f"/api/v1/jackpots/hits/{jp['hit']}/handpay")
     assert again.status_code == 409 and again.json["hit_status"] == "awarded" and again.json["paid_by"] == "attendant"
     with svc.uow(readonly=True) as uow:
-        assert uow.ledger.balance(L.cage_drawer("MAIN")) == cage_before - 2_500_020
+        assert uow.ledger.balance(accounts.cage_bank("MAIN")) == cage_before - 2_500_020
     meters = api.as_machine("V002", "GET", "/api/v1/machines/V002/meters", key=None).json
     assert meters["status"] == "active" and meters["meters"]["jackpot_out"] == 2_500_020
     assert meters["credits"] == r.json["credits"]  # paid in cash, not onto the credit meter
@@ -513,7 +513,7 @@ def test_a_handpay_at_or_above_the_two_person_threshold_is_paid_only_with_two_si
     progressive.keys = []
     assert jp["status"] == "handpay" and jp["amount"] == 2_500_020
     with svc.uow(readonly=True) as uow:
-        cage_before = uow.ledger.balance(L.cage_drawer("MAIN"))
+        cage_before = uow.ledger.balance(accounts.cage_bank("MAIN"))
     r = api.as_staff("attendant", "POST", f"/api/v1/jackpots/hits/{jp['hit']}/handpay")
     assert r.status_code == 409 and r.json["type"].endswith("two-signatures-required") and r.json["field"] == "hit"
     assert api.as_machine("V003", "GET", "/api/v1/machines/V003/meters", key=None).json["status"] == "handpay"
@@ -525,6 +525,6 @@ def test_a_handpay_at_or_above_the_two_person_threshold_is_paid_only_with_two_si
     second = api.as_staff("supervisor", "POST", f"/api/v1/handpays/{h['id']}/sign")
     assert second.status_code == 200 and second.json["state"] == "paid", second.json
     with svc.uow(readonly=True) as uow:
-        assert uow.ledger.balance(L.cage_drawer("MAIN")) == cage_before - 2_500_020
+        assert uow.ledger.balance(accounts.cage_bank("MAIN")) == cage_before - 2_500_020
     assert api.as_machine("V003", "GET", "/api/v1/machines/V003/meters", key=None).json["status"] == "active"
     audit_ok(api)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import uuid
 
-from slotsys.domain.evaluator import SeededRng, spin as play
-from slotsys.games import load_game
-from slotsys.services.machine_games import MachineGameService, reconcile_floor
+from slotsys.floor.domain.evaluator import SeededRng, spin as play
+from slotsys.floor.games import load_game
+from slotsys.floor.services.reported_games import MachineGameService, reconcile_floor
 
 
 def machine_mode(api, asset):

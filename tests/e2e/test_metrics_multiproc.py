@@ -1,6 +1,6 @@
 """/metrics under real gunicorn with 2 worker processes (SQLite floor, tasks in-process), and the JSON logs.
 
-The server runs as production does (``gunicorn -c python:slotsys.gunicorn_conf``): Prometheus multiprocess
+The server runs as production does (``gunicorn -c python:slotsys.server.gunicorn_conf``): Prometheus multiprocess
 mode, every worker writing its samples to ``PROMETHEUS_MULTIPROC_DIR``. The test plays spins over fresh
 connections until both workers have served some, then checks that every scrape (whichever worker answers it)
 reports the totals of both: spins, coin-in, coin-out, jackpot awards, ticket redemptions, the latency
@@ -23,7 +23,7 @@ from prometheus_client import multiprocess
 from prometheus_client.parser import text_string_to_metric_families
 
 from jackpot_controller.adapters.tables import JackpotLevel
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.conftest import _make_app
 from tests.e2e._gunicorn import gunicorn
 

@@ -7,12 +7,13 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from slotsys.adapters.db import Base, make_engine
-from slotsys.migrate import upgrade
+from slotsys.kernel.adapters.db import Base, make_engine
+from slotsys.app.migrate import upgrade
 
 
 def _import_all_tables():
-    for pkg in ("slotsys.adapters", "jackpot_controller.adapters", "tito.adapters", "table_games.adapters"):
+    for pkg in ("slotsys.kernel.adapters", "slotsys.floor.adapters", "slotsys.players.adapters", "slotsys.staff.adapters",
+             "jackpot_controller.adapters", "tito.adapters", "table_games.adapters"):
         try:
             mod = importlib.import_module(pkg)
         except ImportError:
@@ -48,8 +49,8 @@ def test_0014_redraws_sequential_sas_validation_ids_and_downgrades(tmp_path):
     from alembic import command
     from sqlalchemy.orm import Session
 
-    from slotsys.adapters.db import Machine, Zone
-    from slotsys.migrate import alembic_config
+    from slotsys.floor.adapters.tables import Machine, Zone
+    from slotsys.app.migrate import alembic_config
 
     url = f"sqlite:///{tmp_path / 'm.db'}"
     upgrade(url)

@@ -9,8 +9,8 @@ import uuid
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from slotsys.app import create_app
-from slotsys.settings import Settings
+from slotsys.app.factory import create_app
+from slotsys.kernel.settings import Settings
 
 
 def _closed_port() -> int:

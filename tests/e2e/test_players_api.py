@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from slotsys.domain.parsheet import par_sheet
-from slotsys.games import load_game
+from slotsys.floor.domain.parsheet import par_sheet
+from slotsys.floor.games import load_game
 
 
 class FakeClock:
@@ -87,8 +87,8 @@ def state(api) -> tuple:
     svc = api.app.extensions["slotsys"]
     from sqlalchemy import func, select
 
-    from slotsys.adapters.db import Account
-    from slotsys.adapters.players_tables import Player, PlayerSession, PointRedemption, WalletTransfer
+    from slotsys.kernel.adapters.db import Account
+    from slotsys.players.adapters.tables import Player, PlayerSession, PointRedemption, WalletTransfer
 
     with svc.uow(readonly=True) as uow:
         s = uow.session
@@ -489,9 +489,9 @@ def test_attendant_ends_an_abandoned_session(api):
 
 # ------------------------------------------------------------------ the wallet API for table games
 def test_wallet_service_moves_money_inside_the_callers_unit_of_work(api):
-    from slotsys.domain import ledger as L
-    from slotsys.domain.errors import InsufficientFunds
-    from slotsys.services.wallet import WalletService
+    from slotsys.kernel import ledger as L
+    from slotsys.kernel.errors import InsufficientFunds
+    from slotsys.players.services.wallet import WalletService
 
     p = enrol(api)
     deposit(api, p["player"], 100_000)

@@ -121,7 +121,7 @@ def test_a_hand_from_buy_in_to_cash_out(api, app, players):
     # ONE balanced journal entry settles the hand: the three stack accounts and the rake
     from sqlalchemy import select
 
-    from slotsys.adapters.db import Account, JournalEntryRow, PostingRow
+    from slotsys.kernel.adapters.db import Account, JournalEntryRow, PostingRow
 
     with app.extensions["slotsys"].uow() as uow:
         rows = uow.session.execute(select(JournalEntryRow.kind, Account.code, PostingRow.amount)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import NotFound
+from slotsys.kernel import accounts
+from slotsys.kernel.errors import NotFound
 from tito.settings import get_tito_settings
 
 PROMO = "/api/v1/tickets/promotional"
@@ -86,8 +86,8 @@ def test_the_testers_case_a_promotional_ticket_is_played_and_the_rest_cashed_out
     """A ₩200,000 restricted promotional ticket in M001: the spins stake it (not the cashable meter,
     which is empty), wins go to cashable credits, and the cash-out prints the remaining restricted
     credits on a promotional ticket and the wins on a cashable one. Nothing is created or lost."""
-    expense0, outstanding0 = balance(app, "tito:promo_expense"), balance(app, L.TICKETS_OUTSTANDING)
-    hold0 = balance(app, L.machine_hold("M001"))
+    expense0, outstanding0 = balance(app, "tito:promo_expense"), balance(app, accounts.TICKETS_OUTSTANDING)
+    hold0 = balance(app, accounts.machine_hold("M001"))
     t = promo_ticket(api, 200_000)
     assert t["type"] == "promotional"
     r = ticket_in(api, "M001", t["validation_number"])
@@ -123,12 +123,12 @@ def test_the_testers_case_a_promotional_ticket_is_played_and_the_rest_cashed_out
     # the books: nothing created or lost. The promotion cost ₩200,000 (expense); the game kept the
     # promotional stakes less its wins (hold); the rest is on tickets still outstanding.
     assert balance(app, "tito:promo_expense") - expense0 == 200_000 == bets + restricted
-    game_kept = balance(app, L.machine_hold("M001")) - hold0
-    outstanding = balance(app, L.TICKETS_OUTSTANDING) - outstanding0
+    game_kept = balance(app, accounts.machine_hold("M001")) - hold0
+    outstanding = balance(app, accounts.TICKETS_OUTSTANDING) - outstanding0
     assert game_kept == bets - game_wins
     assert outstanding == restricted + wins == restricted + game_wins + jackpots
     assert game_kept + outstanding == 200_000 + jackpots  # a jackpot award comes from its level, not the promo
-    assert balance(app, L.machine_restricted("M001")) == 0 and balance(app, L.machine_credits("M001")) == 0
+    assert balance(app, accounts.machine_restricted("M001")) == 0 and balance(app, accounts.machine_credits("M001")) == 0
     balanced(api)
 
 
@@ -189,7 +189,7 @@ def test_nonrestricted_credits_cash_out_on_the_cashable_ticket_paid_at_the_cage(
     out = cash_out(api, asset)
     assert [t["type"] for t in out["tickets"]] == ["cashable"]
     assert out["ticket"]["amount"] == 1_000 + g["credits"]
-    assert balance(app, L.machine_nonrestricted(asset)) == 0
+    assert balance(app, accounts.machine_nonrestricted(asset)) == 0
     r = api.as_staff("cashier", "POST", "/api/v1/cage/redeem", {"validation_number": out["ticket"]["validation_number"]})
     assert r.status_code == 200, r.json
     balanced(api)
@@ -207,8 +207,8 @@ def test_wallet_cash_out_sends_nonrestricted_credits_to_the_cashable_wallet(api,
                        {"card_number": p["card_number"], "pin": "2468"})
     assert r.status_code == 200, r.json
     assert r.json["cashable"] == 4_000 and r.json["promo"] == 1_000
-    assert balance(app, L.player_cashable(p["player"])) == 4_000
-    assert balance(app, L.player_promo(p["player"])) == 1_000
+    assert balance(app, accounts.player_cashable(p["player"])) == 4_000
+    assert balance(app, accounts.player_promo(p["player"])) == 1_000
     balanced(api)
 
 
@@ -315,7 +315,7 @@ def test_the_testers_six_nonrestricted_tickets_stop_at_202_pending_and_nothing_i
     after = rows(app)
     assert after["tickets"] == before["tickets"] and after["journal_entries"] == before["journal_entries"]
     assert after["promo_ticket_requests"] == before["promo_ticket_requests"] + 6
-    assert balance(app, "tito:promo_expense") == 0 and balance(app, L.TICKETS_OUTSTANDING) == 0
+    assert balance(app, "tito:promo_expense") == 0 and balance(app, accounts.TICKETS_OUTSTANDING) == 0
     r = api.as_machine("M004", "POST", "/api/v1/machines/M004/cash-out")  # nothing went in, nothing comes out
     problem(r, 409, "insufficient-funds")
 
@@ -437,7 +437,7 @@ def test_migration_0013_has_a_real_downgrade(tmp_path):
     import sqlalchemy as sa
     from alembic import command
 
-    from slotsys.migrate import alembic_config, upgrade
+    from slotsys.app.migrate import alembic_config, upgrade
 
     url = f"sqlite:///{tmp_path / 'mig.db'}"
     upgrade(url)

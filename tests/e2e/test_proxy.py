@@ -1,5 +1,5 @@
 """The production proxy shape with real processes: nginx (docker/nginx.conf rendered with free ports and a private
-prefix, tests/e2e/_nginx.py) in front of gunicorn run as production runs it (slotsys.gunicorn_conf, 2 workers ×
+prefix, tests/e2e/_nginx.py) in front of gunicorn run as production runs it (slotsys.server.gunicorn_conf, 2 workers ×
 4 threads, admission control trusting nginx's X-Request-Start), on a SQLite floor.
 
 * 500 slowloris connections (header bytes trickled at 1 byte/s, no credentials) and 500 slow-body connections
@@ -29,7 +29,7 @@ import uuid
 import httpx
 import pytest
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.conftest import _make_app
 from tests.e2e._gunicorn import gunicorn
 from tests.e2e._nginx import nginx, nginx_binary, render

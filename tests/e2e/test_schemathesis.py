@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error, response_schema_conformance
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.conftest import Api, _make_app
 from tests.e2e.test_authz_matrix import ALLOWED
-from slotsys.domain.security import ROLES
+from slotsys.kernel.security import ROLES
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20"))
 EXCLUDED_MODULES: tuple[str, ...] = ()  # modules of view functions to leave out (none)

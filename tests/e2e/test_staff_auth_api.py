@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.conftest import _make_app
 
 LOGIN = "/api/v1/auth/login"
@@ -126,7 +126,7 @@ def test_the_lockout_survives_a_restart(app, tmp_path):
     lock_out(api, op["username"])
     settings = app.extensions["slotsys"].settings
     app.extensions["slotsys"].jackpots.driver.stop()
-    from slotsys.app import create_app
+    from slotsys.app.factory import create_app
 
     restarted = create_app(settings)  # a new process's app on the same database: nothing in memory carries over
     try:
@@ -150,7 +150,7 @@ def test_the_console_lifts_the_only_admins_lockout(api, app):
     assert_problem(login(api, adm["username"], adm["password"]), 429, "login-throttled")
     env = {**os.environ, "DATABASE_URL": str(app.extensions["slotsys"].settings.database_url)}
     env.pop("REDIS_URL", None)
-    out = subprocess.run([sys.executable, "-m", "slotsys.cli", "staff-unlock", adm["username"]], env=env,
+    out = subprocess.run([sys.executable, "-m", "slotsys.app.cli", "staff-unlock", adm["username"]], env=env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert '"was_locked": true' in out.stdout, out.stdout

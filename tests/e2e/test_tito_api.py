@@ -200,7 +200,7 @@ def test_a_supervisor_rotates_a_machines_validation_id(api):
 
 
 def test_re_enrolment_draws_a_new_validation_id(api, app):
-    from slotsys.services.seed import reissue_credentials
+    from slotsys.app.seed import reissue_credentials
 
     before = secret(api, "V003")
     creds = reissue_credentials(app.extensions["slotsys"].ctx)
@@ -318,7 +318,7 @@ def test_lost_commit_is_released_after_the_hold(api, app, clock):
 
 
 def test_machines_refuse_handpay_receipts_and_locked_machines_refuse_tickets(api, app):
-    from slotsys.adapters.db import Machine
+    from slotsys.floor.adapters.tables import Machine
 
     vn = ticket(api, "M013", 1_000)["validation_number"]
     svc = app.extensions["slotsys"]
@@ -369,7 +369,7 @@ def test_kiosk_pays_from_its_cassette_and_refuses_what_it_cannot_pay(api, app):
     # a ticket bigger than the cassette: refused, nothing moves
     svc = app.extensions["slotsys"]
     with svc.uow() as uow:
-        from slotsys.domain import ledger as L
+        from slotsys.kernel import ledger as L
 
         e = L.EntryBuilder("test.drain", "empty the cassette").add(debit="cage:MAIN:drawer", credit="kiosk:kiosk1:cassette",
                                                                       amount=start - 61_000 - 10_000)

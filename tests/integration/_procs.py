@@ -54,8 +54,8 @@ class FloorDb:
     def __init__(self, server_url: str, tmp: Path, redis_url: str) -> None:
         import sqlalchemy as sa
 
-        from slotsys.adapters.db import make_engine
-        from slotsys.settings import Settings
+        from slotsys.kernel.adapters.db import make_engine
+        from slotsys.kernel.settings import Settings
         from tests.conftest import _make_app
 
         self.server_url = server_url
@@ -84,8 +84,8 @@ class FloorDb:
     def drop(self) -> None:
         import sqlalchemy as sa
 
-        import slotsys.bootstrap as bootstrap
-        from slotsys.games import set_uploaded_source
+        import slotsys.app.bootstrap as bootstrap
+        from slotsys.floor.games import set_uploaded_source
 
         try:
             self.svc.jackpots.stop()
@@ -185,9 +185,9 @@ class Gunicorn(Proc):
         self.base = f"http://127.0.0.1:{self.port}"
         self.workers = workers
         env = dict(env, PROMETHEUS_MULTIPROC_DIR=str(tmp / f"prometheus-{self.port}"))
-        super().__init__([BIN / "gunicorn", "-c", "python:slotsys.gunicorn_conf", "-w", workers, "--threads", threads,
+        super().__init__([BIN / "gunicorn", "-c", "python:slotsys.server.gunicorn_conf", "-w", workers, "--threads", threads,
                           "-b", f"127.0.0.1:{self.port}", "--timeout", "60", "--graceful-timeout", "5",
-                          "--log-level", "warning", "slotsys.wsgi:app"], env, tmp / f"gunicorn-{self.port}.log")
+                          "--log-level", "warning", "slotsys.app.wsgi:app"], env, tmp / f"gunicorn-{self.port}.log")
 
     def start(self, timeout: float = 120.0) -> "Gunicorn":
         super().start()
@@ -211,10 +211,10 @@ class Gunicorn(Proc):
 
 # ---------------------------------------------------------------------------- celery
 class CeleryWorker(Proc):
-    """``celery -A slotsys.worker worker`` (threads pool), optionally with the embedded beat (-B)."""
+    """``celery -A slotsys.app.worker worker`` (threads pool), optionally with the embedded beat (-B)."""
 
     def __init__(self, env: dict, tmp: Path, beat: bool = True, concurrency: int = 2, name: str = "w") -> None:
-        argv = [BIN / "celery", "-A", "slotsys.worker", "worker", "--pool", "threads", "--concurrency", concurrency,
+        argv = [BIN / "celery", "-A", "slotsys.app.worker", "worker", "--pool", "threads", "--concurrency", concurrency,
                 "--loglevel", "INFO", "--without-gossip", "--without-mingle", "-n", f"faults-{name}-{uuid.uuid4().hex[:6]}@%h"]
         if beat:
             argv += ["-B", "--schedule", tmp / f"beat-{uuid.uuid4().hex[:6]}"]

@@ -47,7 +47,7 @@ def _play(api) -> list[str]:
     for i, asset in enumerate(("M001", "M002", "M003", "M004", "M005", "M006")):
         r = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/bill-in", {"amount": 50_000})
         assert r.status_code == 200, r.json
-        # odd machines run the 50-line game, even ones the 243-ways reel-cost game (slotsys/services/seed.py)
+        # odd machines run the 50-line game, even ones the 243-ways reel-cost game (slotsys/app/seed.py)
         body = {"lines": 20, "multiplier": 1} if int(asset[1:]) % 2 else {"reels": 3, "multiplier": 1}
         for _ in range(5):
             r = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/spin", body)

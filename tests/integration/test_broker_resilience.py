@@ -14,8 +14,8 @@ import pytest
 from kombu import Connection
 
 from jackpot_controller.adapters.stream import RedisSubscription
-from slotsys.adapters.celery_app import BROKER_TRANSPORT_OPTIONS, REDIS_TRANSPORT, make_celery
-from slotsys.settings import Settings
+from slotsys.server.celery_app import BROKER_TRANSPORT_OPTIONS, REDIS_TRANSPORT, make_celery
+from slotsys.kernel.settings import Settings
 from tests.integration._procs import PrivateRedis
 
 pytestmark = pytest.mark.integration
@@ -68,10 +68,10 @@ def test_the_app_uses_the_fixed_transport_and_retries_the_broker_forever(redis_u
     app = make_celery(Settings(redis_url=redis_url, celery_eager=False))
     conf = app.conf
     assert conf.broker_connection_max_retries is None and conf.broker_connection_retry is True
-    assert conf.worker_consumer == "slotsys.adapters.celery_consumer:Consumer"
+    assert conf.worker_consumer == "slotsys.server.celery_consumer:Consumer"
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1)
-        assert type(conn.default_channel).__module__ == "slotsys.adapters.celery_broker"
+        assert type(conn.default_channel).__module__ == "slotsys.server.celery_broker"
         assert conn.default_channel.client.ping()
 
 

@@ -1,6 +1,6 @@
 """Faults (issue 11): the floor keeps every won through a killed web worker, a Redis outage, a killed
 Celery worker and dropped PostgreSQL connections. Real processes: gunicorn (2 gthread workers × 4
-threads), ``celery -A slotsys.worker worker -B``, a private redis-server (the shared one is never
+threads), ``celery -A slotsys.app.worker worker -B``, a private redis-server (the shared one is never
 stopped), each test on a fresh PostgreSQL database (never the server itself).
 
 Every test ends with ``GET /api/v1/audit/ledger`` as the auditor ``balanced`` (zero-sum ledger, cached
@@ -11,7 +11,7 @@ paid exactly once (one journal entry each), and the jackpot pools' conservation:
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379/6 \\
         .venv/bin/pytest -m faults tests/integration/test_faults.py
 
-``SLOTSYS_FAULT_DELAY_MS`` / ``SLOTSYS_FAULT_DELAY_AFTER_COMMIT_MS`` (slotsys/settings.py, off by default)
+``SLOTSYS_FAULT_DELAY_MS`` / ``SLOTSYS_FAULT_DELAY_AFTER_COMMIT_MS`` (slotsys/kernel/settings.py, off by default)
 hold each Idempotency-Key use case open before / after its commit in the gunicorn under test, so a kill
 or a dropped connection lands mid-request for certain.
 """
@@ -33,8 +33,9 @@ from sqlalchemy import func, select, text
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel, JackpotWager
 from jackpot_controller.services.levels import params_of
-from slotsys.adapters.db import GameRound, IdempotencyRecord, JournalEntryRow, Machine
-from slotsys.domain.money import contribution_milli
+from slotsys.floor.adapters.tables import GameRound, Machine
+from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow
+from slotsys.kernel.money import contribution_milli
 from tests.conftest import Api
 from tests.integration._procs import CeleryWorker, FloorDb, Gunicorn, PrivateRedis, service_env, tail, wait_until
 

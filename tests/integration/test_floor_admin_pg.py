@@ -12,9 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import sqlalchemy as sa
 
-from slotsys.domain.evaluator import SeededRng
-from slotsys.domain.evaluator import spin as play
-from slotsys.games import load_game
+from slotsys.floor.domain.evaluator import SeededRng
+from slotsys.floor.domain.evaluator import spin as play
+from slotsys.floor.games import load_game
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from slotsys.services.game_catalogue import assignable
+from slotsys.floor.services.catalogue import assignable
 
 LUCKY = (Path(__file__).parents[1] / "data" / "games" / "lucky_three.yaml").read_text(encoding="utf-8")
 PASSWORD = "a long enough passphrase 42"

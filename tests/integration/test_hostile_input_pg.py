@@ -40,7 +40,7 @@ def test_database_unavailable_is_503_with_retry_after(pg_api, pg_app):
     """The 503 "database unavailable" said when to retry only in words: a client counted it as an error."""
     import sqlalchemy as sa
 
-    from slotsys.adapters.db import make_engine
+    from slotsys.kernel.adapters.db import make_engine
 
     api = pg_api
     token = api.staff_token("auditor")  # before the outage

@@ -21,9 +21,11 @@ from sqlalchemy import func, select
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel, JackpotWager
 from jackpot_controller.services.levels import params_of
-from slotsys.adapters.db import GameRound, JournalEntryRow, Machine
-from slotsys.domain.money import contribution_milli
-from slotsys.services.context import Principal
+from slotsys.floor.adapters.tables import GameRound, Machine
+from slotsys.kernel import accounts
+from slotsys.kernel.adapters.db import JournalEntryRow
+from slotsys.kernel.money import contribution_milli
+from slotsys.kernel.context import Principal
 from tests.conftest import Api
 
 pytestmark = pytest.mark.integration
@@ -36,8 +38,8 @@ def jp_app(pg_server_url, tmp_path):
     it, and award tasks must not reach other suites' workers): ``JACKPOT_TEST_REDIS_DB``, default 13."""
     import sqlalchemy as sa
 
-    from slotsys.adapters.db import make_engine
-    from slotsys.settings import Settings
+    from slotsys.kernel.adapters.db import make_engine
+    from slotsys.kernel.settings import Settings
     from tests.conftest import _make_app
 
     name = f"slotsys_t_{uuid.uuid4().hex[:10]}"
@@ -82,7 +84,7 @@ def bet_for(game: str) -> dict:
 
 def add_machines(svc, n: int) -> list[tuple[str, str]]:
     """n extra machines (MASS zone, banks X1..), funded with ₩50,000 each; returns (asset, game)."""
-    from slotsys.services.seed import LINE_GAME, WAYS_GAME, add_machine
+    from slotsys.app.seed import LINE_GAME, WAYS_GAME, add_machine
 
     out = []
     with svc.uow() as uow:
@@ -142,7 +144,7 @@ def check_conservation(before: dict, after: dict, expected: dict[str, int]) -> N
 
 
 def test_200_concurrent_machines_every_trigger_awarded_once_no_contribution_lost(jp_app, jp_worker, monkeypatch):
-    import slotsys.services.floor as floor
+    import slotsys.floor.services.play as floor
 
     api = Api(jp_app)
     svc = jp_app.extensions["slotsys"]
@@ -157,11 +159,11 @@ def test_200_concurrent_machines_every_trigger_awarded_once_no_contribution_lost
         assert r.status_code == 201, r.json
     machines = [(m["asset"], m["game"]) for m in api.creds["machines"]] + add_machines(svc, 170)
     assert len(machines) == 200
-    from slotsys.domain import ledger as L
+    from slotsys.kernel import ledger as L
 
     with svc.uow() as uow:  # ₩500,000 on each machine
         for asset, _ in machines:
-            uow.ledger.post(L.EntryBuilder("machine.bill_in").add(debit=L.machine_drop(asset), credit=L.machine_credits(asset),
+            uow.ledger.post(L.EntryBuilder("machine.bill_in").add(debit=accounts.machine_drop(asset), credit=accounts.machine_credits(asset),
                                                                   amount=500_000).build())
         uow.commit()
     chance = random.Random(11)
@@ -240,7 +242,7 @@ def test_200_concurrent_machines_every_trigger_awarded_once_no_contribution_lost
         for asset, _ in machines:
             mine = [s for s in spins if s["machine"] == asset]
             expect = 500_000 + sum(s["total_win"] - s["bet"]["won"] for s in mine) + per_machine[asset]
-            assert uow.ledger.balance(L.machine_credits(asset)) == expect, asset
+            assert uow.ledger.balance(accounts.machine_credits(asset)) == expect, asset
     assert samples[0] > 10 and over_ceiling == []
     audit = api.audit()
     assert audit["balanced"] and all(j["agrees"] for j in audit["jackpots"]), audit["jackpots"]
@@ -248,9 +250,9 @@ def test_200_concurrent_machines_every_trigger_awarded_once_no_contribution_lost
 
 SPINNER = r"""
 import os, sys, threading, uuid
-from slotsys.bootstrap import build_services
-from slotsys.services.context import Principal
-from slotsys.settings import Settings
+from slotsys.app.bootstrap import build_services
+from slotsys.kernel.context import Principal
+from slotsys.kernel.settings import Settings
 svc = build_services(Settings(database_url=os.environ["DATABASE_URL"], redis_url=None, celery_eager=True,
                               log_level="WARNING"))  # async sequencer (PostgreSQL), tasks in-process
 assets = sys.argv[1].split(",")
@@ -272,11 +274,11 @@ def test_killing_the_service_mid_spin_loses_no_value_and_a_restart_keeps_the_tri
     svc = jp_app.extensions["slotsys"]
     api = Api(jp_app)
     assets = [f"M{n:03d}" for n in range(1, 11)]
-    from slotsys.domain import ledger as L
+    from slotsys.kernel import ledger as L
 
     with svc.uow() as uow:
         for a in assets:
-            uow.ledger.post(L.EntryBuilder("machine.bill_in").add(debit=L.machine_drop(a), credit=L.machine_credits(a),
+            uow.ledger.post(L.EntryBuilder("machine.bill_in").add(debit=accounts.machine_drop(a), credit=accounts.machine_credits(a),
                                                                   amount=5_000_000).build())
         uow.commit()
     svc.jackpots.stop()  # this process folds only when the test says so

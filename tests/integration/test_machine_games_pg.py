@@ -13,10 +13,11 @@ import pytest
 from sqlalchemy import func, select
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel
-from slotsys.adapters.db import GameRound, JournalEntryRow, Machine
-from slotsys.domain.evaluator import SeededRng, spin as play
-from slotsys.games import load_game
-from slotsys.services.machine_games import MachineGameService, reconcile_floor
+from slotsys.floor.adapters.tables import GameRound, Machine
+from slotsys.kernel.adapters.db import JournalEntryRow
+from slotsys.floor.domain.evaluator import SeededRng, spin as play
+from slotsys.floor.games import load_game
+from slotsys.floor.services.reported_games import MachineGameService, reconcile_floor
 from tests.conftest import Api
 
 pytestmark = pytest.mark.integration

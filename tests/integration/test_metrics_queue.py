@@ -8,8 +8,8 @@ import uuid
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from slotsys.app import create_app
-from slotsys.settings import Settings
+from slotsys.app.factory import create_app
+from slotsys.kernel.settings import Settings
 
 
 def _samples(text: str) -> dict:

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from slotsys.domain.money import contribution_milli
+from slotsys.kernel.money import contribution_milli
 from tests.conftest import Api
 
 pytestmark = pytest.mark.integration

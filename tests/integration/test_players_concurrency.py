@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from slotsys.adapters.players_tables import PlayerSession
+from slotsys.players.adapters.tables import PlayerSession
 from tests.conftest import Api
 
 pytestmark = pytest.mark.integration

@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 from sqlalchemy import func, select
 
-from slotsys.adapters.players_tables import Player, PlayerSession, PointsJournal
-from slotsys.domain import ledger as L
-from slotsys.domain.parsheet import par_sheet
-from slotsys.games import load_game
+from slotsys.players.adapters.tables import Player, PlayerSession, PointsJournal
+from slotsys.kernel import accounts
+from slotsys.floor.domain.parsheet import par_sheet
+from slotsys.floor.games import load_game
 from tests.conftest import Api
-from tito.domain.tickets import machine_promo
+from slotsys.kernel.accounts import machine_restricted as machine_promo
 
 pytestmark = pytest.mark.integration
 
@@ -71,7 +71,7 @@ def test_random_play_keeps_the_books_and_the_players_straight(pg_app):
     def machine_state(asset) -> dict:
         """Credits and promotional credits on the machine now (the ledger's balances)."""
         with svc.uow(readonly=True) as uow:
-            return {"credits": uow.ledger.balance(L.machine_credits(asset)),
+            return {"credits": uow.ledger.balance(accounts.machine_credits(asset)),
                     "promo_credits": uow.ledger.balance(machine_promo(asset))}
 
     class Floor(RuleBasedStateMachine):
@@ -337,8 +337,8 @@ def test_random_play_keeps_the_books_and_the_players_straight(pg_app):
                     redeemed = -int(by_kind.get("redeem", 0))
                     assert (accrued, redeemed) == (p["accrued"], p["redeemed"])
                     assert row.points_milli == accrued - redeemed
-                    assert uow.ledger.balance(L.player_cashable(p["pid"])) == p["cashable"]
-                    assert uow.ledger.balance(L.player_promo(p["pid"])) == p["promo"]
+                    assert uow.ledger.balance(accounts.player_cashable(p["pid"])) == p["cashable"]
+                    assert uow.ledger.balance(accounts.player_promo(p["pid"])) == p["promo"]
                 for asset, model in self.sessions.items():
                     sess = s.get(PlayerSession, model["session"])
                     m = uow.machines.get(asset)

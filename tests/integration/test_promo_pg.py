@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import NotFound
+from slotsys.kernel import accounts
+from slotsys.kernel.errors import NotFound
 
 pytestmark = pytest.mark.integration
 
@@ -41,8 +41,8 @@ def _promo(api, amount, credit_type):
 
 def test_promo_tickets_inserted_played_concurrently_and_cashed_out_balance_the_books(pg_app, pg_api):
     api = pg_api
-    expense0, outstanding0 = _balance(pg_app, "tito:promo_expense"), _balance(pg_app, L.TICKETS_OUTSTANDING)
-    hold0 = {a: _balance(pg_app, L.machine_hold(a)) for a in MACHINES}
+    expense0, outstanding0 = _balance(pg_app, "tito:promo_expense"), _balance(pg_app, accounts.TICKETS_OUTSTANDING)
+    hold0 = {a: _balance(pg_app, accounts.machine_hold(a)) for a in MACHINES}
     for asset in MACHINES:  # two-phase ticket-in of a restricted and a non-restricted promotional ticket
         for amount, kind in ((30_000, "restricted"), (20_000, "nonrestricted")):
             vn = _promo(api, amount, kind)
@@ -84,7 +84,7 @@ def test_promo_tickets_inserted_played_concurrently_and_cashed_out_balance_the_b
         restricted_left = 30_000 - p["restricted"]
         assert m["restricted_credits"] == restricted_left
         # the game kept the stakes less the wins (a mystery award, if any, comes from its level's payable)
-        assert _balance(pg_app, L.machine_hold(asset)) - hold0[asset] == p["bets"] - p["wins"]
+        assert _balance(pg_app, accounts.machine_hold(asset)) - hold0[asset] == p["bets"] - p["wins"]
         if m["credits"] + m["promo_credits"] == 0:
             continue
         out = api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/cash-out")
@@ -93,13 +93,13 @@ def test_promo_tickets_inserted_played_concurrently_and_cashed_out_balance_the_b
         assert by_type.get("promotional", 0) == restricted_left
         assert by_type.get("cashable", 0) == m["credits"] + m["nonrestricted_credits"]
         tickets_out += sum(by_type.values())
-        for code in (L.machine_credits(asset), L.machine_restricted(asset), L.machine_nonrestricted(asset)):
+        for code in (accounts.machine_credits(asset), accounts.machine_restricted(asset), accounts.machine_nonrestricted(asset)):
             assert _balance(pg_app, code) == 0
 
     # nothing created or lost: the promotion (expense) = what the games kept + what is on tickets,
     # less the mystery awards the sequencer paid onto these machines meanwhile
-    kept = sum(_balance(pg_app, L.machine_hold(a)) - hold0[a] for a in MACHINES)
-    outstanding = _balance(pg_app, L.TICKETS_OUTSTANDING) - outstanding0
+    kept = sum(_balance(pg_app, accounts.machine_hold(a)) - hold0[a] for a in MACHINES)
+    outstanding = _balance(pg_app, accounts.TICKETS_OUTSTANDING) - outstanding0
     assert outstanding == tickets_out
     jackpots = sum(api.as_machine(a, "GET", f"/api/v1/machines/{a}/meters", key=None).json["meters"]["jackpot_out"]
                    for a in MACHINES)

@@ -1,7 +1,7 @@
 """No outage stops the payouts: Redis (the Celery broker and the signage pub/sub) stopped for 10 s and
 for 60 s while awards are in flight. Real processes, started as the README and ``.ci/run`` start them:
-gunicorn (production conf), ``celery -A slotsys.worker worker --pool threads`` (gossip and mingle as
-configured by the app, no test-only flags), ``celery -A slotsys.worker beat`` as its own process, a private
+gunicorn (production conf), ``celery -A slotsys.app.worker worker --pool threads`` (gossip and mingle as
+configured by the app, no test-only flags), ``celery -A slotsys.app.worker beat`` as its own process, a private
 ``redis-server`` (the shared one is never stopped), each case on a fresh PostgreSQL database.
 
 Each case: machines spin through gunicorn, mystery levels are made to hit (``arm``), one award is held
@@ -40,7 +40,7 @@ class ReadmeWorker(Proc):
     """The worker exactly as README / .ci/run / docker start it: threads pool, nothing test-only."""
 
     def __init__(self, env: dict, tmp: Path) -> None:
-        super().__init__([BIN / "celery", "-A", "slotsys.worker", "worker", "--pool", "threads", "--concurrency", 2,
+        super().__init__([BIN / "celery", "-A", "slotsys.app.worker", "worker", "--pool", "threads", "--concurrency", 2,
                           "--loglevel", "INFO", "-n", f"outage-{uuid.uuid4().hex[:6]}@%h"], env, tmp / "celery-worker.log")
 
     def start(self, timeout: float = 120.0) -> "ReadmeWorker":
@@ -53,7 +53,7 @@ class ReadmeWorker(Proc):
 
 class Beat(Proc):
     def __init__(self, env: dict, tmp: Path) -> None:
-        super().__init__([BIN / "celery", "-A", "slotsys.worker", "beat", "--loglevel", "INFO",
+        super().__init__([BIN / "celery", "-A", "slotsys.app.worker", "beat", "--loglevel", "INFO",
                           "--schedule", tmp / "beat-schedule"], env, tmp / "celery-beat.log")
 
     def start(self, timeout: float = 120.0) -> "Beat":

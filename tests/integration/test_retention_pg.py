@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
-from slotsys.services.retention import purge_idempotency
+from slotsys.kernel.retention import purge_idempotency
 from tests.e2e._retention import run_scenario
 
 

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import func, select, text
 
 from jackpot_controller.adapters.tables import JackpotFold, JackpotWager
-from slotsys.adapters.db import Machine
-from slotsys.domain.money import contribution_milli
+from slotsys.floor.adapters.tables import Machine
+from slotsys.kernel.money import contribution_milli
 from tests.integration._procs import BIN, FloorDb, PrivateRedis, Proc, service_env, tail, wait_until
 from tests.integration.test_faults import snapshot_levels
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from slotsys.app import create_app
+from slotsys.app.factory import create_app
 from tests.conftest import Api
 from tests.integration._procs import free_port
 

@@ -15,12 +15,14 @@ import pytest
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from slotsys.adapters.db import GameRound, IdempotencyRecord, JournalEntryRow, execute_or_defer, make_engine, utcnow
+from slotsys.floor.adapters.tables import GameRound
+from slotsys.kernel import accounts
+from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, execute_or_defer, make_engine, utcnow
 from jackpot_controller.services.controller import service_for
-from slotsys.adapters.uow import UowFactory
-from slotsys.domain import ledger as L
-from slotsys.services.context import Principal
-from slotsys.services.floor import FloorService
+from slotsys.kernel.adapters.uow import UowFactory
+from slotsys.kernel import ledger as L
+from slotsys.kernel.context import Principal
+from slotsys.floor.services.play import FloorService
 
 pytestmark = pytest.mark.integration
 
@@ -72,11 +74,11 @@ def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(p
                              {"principal": "t", "key": "dup", "fingerprint": "x", "created_at": utcnow()})
             uow.commit()
         with uows() as uow:
-            before, credits = _counts(uow), uow.ledger.balance(L.machine_credits("M001"))
+            before, credits = _counts(uow), uow.ledger.balance(accounts.machine_credits("M001"))
         with uows() as uow:
             assert uow.write_behind() is True
             e = L.EntryBuilder("machine.bill_in", "write-behind failure test")
-            e.add(debit=L.machine_drop("M001"), credit=L.machine_credits("M001"), amount=10_000)
+            e.add(debit=accounts.machine_drop("M001"), credit=accounts.machine_credits("M001"), amount=10_000)
             uow.ledger.post(e.build({"machine": "M001"}))  # balances now, postings deferred
             execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),  # the same key: unique violation
                              {"principal": "t", "key": "dup", "fingerprint": "y", "created_at": utcnow()})
@@ -85,7 +87,7 @@ def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(p
         for _ in range(5):  # the one pooled connection is clean: reads and writes work
             with uows() as uow:
                 assert _counts(uow) == before
-                assert uow.ledger.balance(L.machine_credits("M001")) == credits
+                assert uow.ledger.balance(accounts.machine_credits("M001")) == credits
         assert pg_api.audit()["balanced"]
     finally:
         uows.engine.dispose()
@@ -151,14 +153,14 @@ def test_a_spin_that_waited_for_the_machine_lock_sees_what_was_committed_meanwhi
     svc = pg_app.extensions["slotsys"]
     assert pg_api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 10_000}).status_code == 200
     e = L.EntryBuilder("machine.cash_out", "test: credits leave while a spin waits")
-    e.add(debit=L.machine_credits("M001"), credit=L.machine_drop("M001"), amount=10_000)
+    e.add(debit=accounts.machine_credits("M001"), credit=accounts.machine_drop("M001"), amount=10_000)
     out = _spin_behind_an_entry(svc, "M001", e.build({"machine": "M001"}))
     # refused by the check on the credits read after the lock (not merely by the ledger's non-negative
     # guard, which a winning spin would pass)
     assert "error" in out and type(out["error"]).__name__ == "InsufficientFunds", out
     assert "credits ₩0 are less than the bet" in str(out["error"].detail), out["error"].detail
     with svc.uow() as uow:
-        assert uow.ledger.balance(L.machine_credits("M001")) == 0
+        assert uow.ledger.balance(accounts.machine_credits("M001")) == 0
     assert pg_api.audit()["balanced"]
 
 
@@ -168,11 +170,11 @@ def test_a_spin_that_waited_for_the_machine_lock_reports_credits_added_meanwhile
     svc = pg_app.extensions["slotsys"]
     assert pg_api.as_machine("M002", "POST", "/api/v1/machines/M002/bill-in", {"amount": 10_000}).status_code == 200
     e = L.EntryBuilder("machine.bill_in", "test: credits arrive while a spin waits")
-    e.add(debit=L.machine_drop("M002"), credit=L.machine_credits("M002"), amount=10_000)
+    e.add(debit=accounts.machine_drop("M002"), credit=accounts.machine_credits("M002"), amount=10_000)
     out = _spin_behind_an_entry(svc, "M002", e.build({"machine": "M002"}))
     status, body, _ = out["result"]
     assert status == 200 and body["credits_before"] == 20_000, body
     assert body["credits"] == 20_000 - body["bet"]["won"] + body["total_win"]
     with svc.uow() as uow:
-        assert uow.ledger.balance(L.machine_credits("M002")) == body["credits"]
+        assert uow.ledger.balance(accounts.machine_credits("M002")) == body["credits"]
     assert pg_api.audit()["balanced"]

@@ -1,11 +1,11 @@
-"""Admission control's rule (slotsys/admission.py): who is shed, and the queue time the worker hands over."""
+"""Admission control's rule (slotsys/server/admission.py): who is shed, and the queue time the worker hands over."""
 
 from __future__ import annotations
 
 import threading
 
-from slotsys import admission
-from slotsys.admission import AdmissionPolicy
+from slotsys.server import admission
+from slotsys.server.admission import AdmissionPolicy
 
 
 SPIN = "/api/v1/machines/M001/spin"

@@ -1,7 +1,7 @@
 """The in-process fan-out used by the embedded default."""
 
 def test_in_process_broadcast_survives_a_lagging_subscriber():
-    from slotsys.adapters.broadcast import InProcessPublisher
+    from slotsys.kernel.adapters.broadcast import InProcessPublisher
 
     pub = InProcessPublisher()
     slow, fast = pub.subscribe(), pub.subscribe()

@@ -56,12 +56,12 @@ def test_app_services_run_as_non_root_and_keep_credentials_on_the_named_volume()
 def test_web_keeps_the_conf_worker_class_and_matches_the_image_cmd():
     web = _cmd("web")
     for cmd in (web, _dockerfile_cmd()):
-        assert cmd[:3] == ["gunicorn", "-c", "python:slotsys.gunicorn_conf"]
+        assert cmd[:3] == ["gunicorn", "-c", "python:slotsys.server.gunicorn_conf"]
         assert not any(a.startswith(("--worker-class", "-k")) for a in cmd), cmd
-        assert cmd[-1] == "slotsys.wsgi:app"
+        assert cmd[-1] == "slotsys.app.wsgi:app"
     assert web == _dockerfile_cmd()
-    conf = (ROOT / "slotsys" / "gunicorn_conf.py").read_text()
-    assert 'worker_class = "slotsys.gunicorn_worker.AdmissionWorker"' in conf
+    conf = (ROOT / "slotsys" / "server" / "gunicorn_conf.py").read_text()
+    assert 'worker_class = "slotsys.server.gunicorn_worker.AdmissionWorker"' in conf
     assert web[web.index("--bind") + 1] == "0.0.0.0:8000"
 
 

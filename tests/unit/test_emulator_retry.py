@@ -1,4 +1,4 @@
-"""The floor emulator's client (``slotsys.emulator.Client.call``) against a real HTTP server on loopback that
+"""The floor emulator's client (``slotsys.app.emulator.Client.call``) against a real HTTP server on loopback that
 answers "try later" first: 503 (overloaded, database unavailable) and 429 (throttled) with ``Retry-After`` are
 retried after the delay with the same Idempotency-Key and are not counted as errors; a 429 or 503 without
 ``Retry-After`` is returned as it is (an error for the caller to count)."""
@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from slotsys.emulator import Client, Stats
+from slotsys.app.emulator import Client, Stats
 
 
 class _Server:

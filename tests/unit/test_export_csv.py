@@ -1,4 +1,4 @@
-"""slotsys.domain.export: the reports' CSV (pure)."""
+"""slotsys.kernel.export: the reports' CSV (pure)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from slotsys.domain.export import safe_cell, tables_of, to_csv
+from slotsys.kernel.export import safe_cell, tables_of, to_csv
 
 
 @pytest.mark.parametrize("text", ["=1+1", "+1", "-1+1", "@SUM(A1)", "\t=1", "\r=1", "=HYPERLINK(\"http://x\")"])

@@ -1,11 +1,11 @@
-"""The pure rules of floor administration (slotsys/domain/floor_admin.py): codes, denominations, maximum bet,
+"""The pure rules of floor administration (slotsys/floor/domain/admin.py): codes, denominations, maximum bet,
 floor-plan cells and when a machine's game may change or it may be retired."""
 
 from __future__ import annotations
 
 import pytest
 
-from slotsys.domain import floor_admin as R
+from slotsys.floor.domain import admin as R
 
 
 def _refused(fn, *args, **kw) -> R.FloorRuleError:

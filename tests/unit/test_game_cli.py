@@ -8,10 +8,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from slotsys.domain.game import parse_game
-from slotsys.domain.parsheet import par_sheet
-from slotsys.domain.sim import agreement
-from slotsys.mathcli import par, simulate
+from slotsys.floor.domain.game import parse_game
+from slotsys.floor.domain.parsheet import par_sheet
+from slotsys.floor.domain.sim import agreement
+from slotsys.app.mathcli import par, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 

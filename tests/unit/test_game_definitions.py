@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 import yaml
 
-from slotsys.domain.game import (
+from slotsys.floor.domain.game import (
     BetOption,
     GameDefinition,
     GameDefinitionError,
@@ -17,7 +17,7 @@ from slotsys.domain.game import (
     UnknownVariation,
     parse_game,
 )
-from slotsys.games import catalogue, load_game
+from slotsys.floor.games import catalogue, load_game
 
 TINY = {
     "id": "tiny_lines",
@@ -424,7 +424,7 @@ def test_window_key_is_an_alternative_to_rows_and_reel_count():
 
 def test_an_invalid_catalogue_file_never_loads(tmp_path, monkeypatch):
     """A definition with an error is refused by the loader the floor uses, naming file and place."""
-    import slotsys.games as games
+    import slotsys.floor.games as games
 
     text = (games.GAMES_DIR / "tiger_reels_243.yaml").read_text().replace("TIGER*3", "QX*3", 1)
     (tmp_path / "broken_tiger.yaml").write_text(text.replace("id: tiger_reels_243", "id: broken_tiger"))

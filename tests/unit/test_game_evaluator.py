@@ -8,9 +8,9 @@ import random
 import pytest
 import yaml
 
-from slotsys.domain.evaluator import SeededRng, SpinOutcome, SystemRng, Win, evaluate, spin
-from slotsys.domain.game import GameDefinition, InvalidBet, UnknownVariation, parse_game
-from slotsys.games import load_game
+from slotsys.floor.domain.evaluator import SeededRng, SpinOutcome, SystemRng, Win, evaluate, spin
+from slotsys.floor.domain.game import GameDefinition, InvalidBet, UnknownVariation, parse_game
+from slotsys.floor.games import load_game
 
 # Lines test game: 5 reels x 3 rows; line 1 = middle, 2 = top, 3 = bottom, 4 = V, 5 = inverted V.
 LINES = {
@@ -451,7 +451,7 @@ def test_simulator_tables_agree_with_the_evaluator(game_id):
     """The vectorised simulator scores paid games exactly as the evaluator does (every bet size)."""
     import numpy as np
 
-    from slotsys.domain.sim import Simulator
+    from slotsys.floor.domain.sim import Simulator
 
     g = load_game(game_id)
     rng = SeededRng(5)
@@ -469,7 +469,7 @@ def test_simulator_tables_agree_with_the_evaluator(game_id):
 def test_live_reel_stops_are_uniform_chi_square_over_a_million_draws():
     """Live play draws stops with the CSPRNG: 200,000 paid games × 5 reels = 1,000,000 draws;
     each reel's stop counts pass a chi-square test at p = 10⁻⁶ (Wilson–Hilferty critical value)."""
-    from slotsys.domain.evaluator import draw_stops
+    from slotsys.floor.domain.evaluator import draw_stops
 
     g = load_game("tiger_reels_243")
     strips = g.variation().reels

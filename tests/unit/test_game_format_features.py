@@ -16,12 +16,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from slotsys.domain.evaluator import SeededRng, draw_stops, evaluate
-from slotsys.domain.game import GameDefinition, GameDefinitionError, load_definition, parse_game
-from slotsys.domain.parsheet import par_sheet
-from slotsys.domain.sim import Simulator
-from slotsys.games import load_game
-from slotsys.mathcli import par, simulate
+from slotsys.floor.domain.evaluator import SeededRng, draw_stops, evaluate
+from slotsys.floor.domain.game import GameDefinition, GameDefinitionError, load_definition, parse_game
+from slotsys.floor.domain.parsheet import par_sheet
+from slotsys.floor.domain.sim import Simulator
+from slotsys.floor.games import load_game
+from slotsys.app.mathcli import par, simulate
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "games"
 
@@ -346,8 +346,8 @@ def test_catalogue_hit_frequencies_are_separated_and_consistent():
     ("lucky_bars", lambda d: d["groups"]["any_seven"].update(pays={3: 500})),  # top award: any_seven x3
 ])
 def test_group_and_multiplied_top_awards_have_their_any_line_probability(name, change):
-    from slotsys.domain.evaluator import read_line
-    from slotsys.domain.parsheet import _award_key
+    from slotsys.floor.domain.evaluator import read_line
+    from slotsys.floor.domain.parsheet import _award_key
 
     d = example_dict(name)
     change(d)

@@ -12,10 +12,10 @@ from fractions import Fraction
 import pytest
 import yaml
 
-from slotsys.domain.evaluator import SeededRng, evaluate, spin
-from slotsys.domain.game import GameDefinition, parse_game
-from slotsys.domain.parsheet import ParSheet, par_sheet
-from slotsys.games import GAMES_DIR, load_game
+from slotsys.floor.domain.evaluator import SeededRng, evaluate, spin
+from slotsys.floor.domain.game import GameDefinition, parse_game
+from slotsys.floor.domain.parsheet import ParSheet, par_sheet
+from slotsys.floor.games import GAMES_DIR, load_game
 
 STRIPS = [
     ["HI", "LO", "WD", "SC", "BL", "LO"],
@@ -328,7 +328,7 @@ def test_par_sheet_is_fast_and_cached(game_id, variation):
 
 def test_checked_in_par_sheets_are_current():
     """docs/par-sheets/<game>_<variation>.json is what `slotsys par --json` prints today."""
-    root = GAMES_DIR.parents[1] / "docs" / "par-sheets"
+    root = GAMES_DIR.parents[2] / "docs" / "par-sheets"
     for game_id in GAME_IDS:
         game = load_game(game_id)
         for v in game.variations:
@@ -365,7 +365,7 @@ def test_par_sheet_to_dict_is_json_ready():
     ],
 )
 def test_monte_carlo_agrees_with_the_exact_figures(game_id, variation, bet_kwargs, choice, n):
-    from slotsys.domain.sim import Simulator, agreement
+    from slotsys.floor.domain.sim import Simulator, agreement
 
     game = load_game(game_id)
     bet = game.resolve_bet(**bet_kwargs)
@@ -415,7 +415,7 @@ def test_progressive_levels_of_one_symbol_equal_brute_force():
             counts[lvl] += 1
     assert sheet.progressive == {k: Fraction(v, len(combos)) for k, v in counts.items()}
     assert counts["TOP"] and counts["MID"]
-    from slotsys.domain.sim import Simulator
+    from slotsys.floor.domain.sim import Simulator
 
     res = Simulator(game, bet).run(200_000, seed=3)
     for lvl, p in sheet.progressive.items():

@@ -1,4 +1,4 @@
-"""Checking an uploaded definition (slotsys.domain.game_upload): every error names the field and the YAML line."""
+"""Checking an uploaded definition (slotsys.floor.domain.game_upload): every error names the field and the YAML line."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from slotsys.domain.game_upload import MAX_DEFINITION_CHARS, check_definition, definition_sha256, line_of
-from slotsys.games import GAMES_DIR
+from slotsys.floor.domain.game_upload import MAX_DEFINITION_CHARS, check_definition, definition_sha256, line_of
+from slotsys.floor.games import GAMES_DIR
 
 LUCKY = (Path(__file__).parents[1] / "data" / "games" / "lucky_three.yaml").read_text(encoding="utf-8")
 

@@ -1,4 +1,4 @@
-"""The production gunicorn settings (slotsys/gunicorn_conf.py): what they change and why it holds."""
+"""The production gunicorn settings (slotsys/server/gunicorn_conf.py): what they change and why it holds."""
 
 from __future__ import annotations
 
@@ -22,18 +22,18 @@ def _keep_environment():
 def test_idle_new_connections_do_not_hold_a_worker_thread():
     from gunicorn.workers import gthread
 
-    importlib.import_module("slotsys.gunicorn_conf")
+    importlib.import_module("slotsys.server.gunicorn_conf")
     assert gthread.DEFAULT_WORKER_DATA_TIMEOUT <= 0.05  # gunicorn's own 5 s held a thread per idle socket
 
 
 def test_idle_machines_keep_their_connection_longer_than_a_pause_between_spins():
-    conf = importlib.import_module("slotsys.gunicorn_conf")
+    conf = importlib.import_module("slotsys.server.gunicorn_conf")
     assert conf.keepalive >= 10
 
 
 def test_each_worker_freezes_what_it_imported_out_of_the_cyclic_collector():
-    conf = importlib.import_module("slotsys.gunicorn_conf")
-    assert conf.worker_class == "slotsys.gunicorn_worker.AdmissionWorker"  # gthread + queue time
+    conf = importlib.import_module("slotsys.server.gunicorn_conf")
+    assert conf.worker_class == "slotsys.server.gunicorn_worker.AdmissionWorker"  # gthread + queue time
     before = gc.get_freeze_count()
     try:
         conf.post_worker_init(None)
@@ -48,7 +48,7 @@ def test_worker_connections_fit_the_open_files_limit():
     and keeps worker_connections below it."""
     import resource
 
-    conf = importlib.import_module("slotsys.gunicorn_conf")
+    conf = importlib.import_module("slotsys.server.gunicorn_conf")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert conf.worker_connections >= 100
     if soft != resource.RLIM_INFINITY:

@@ -9,7 +9,7 @@ from collections import defaultdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jackpot_controller.domain import accounts as A
+from slotsys.kernel import accounts
 from jackpot_controller.domain.levels import LevelConfigError, LevelParams
 from jackpot_controller.domain.pool import Pool, Wager, apply_wager, correction_legs, fold
 
@@ -131,9 +131,9 @@ def test_a_moved_machine_counts_in_its_old_zone_until_the_levels_next_reset():
 
 def test_correction_keeps_the_sub_won_part_and_posts_the_difference():
     new, legs = correction_legs("L", 12_345_678, 12_000)
-    assert new == 12_000_678 and legs == [(A.liability("L"), A.adjustments("L"), 345)]
+    assert new == 12_000_678 and legs == [(accounts.jackpot_liability("L"), accounts.jackpot_adjustments("L"), 345)]
     new, legs = correction_legs("L", 12_345_678, 13_000)
-    assert new == 13_000_678 and legs == [(A.adjustments("L"), A.liability("L"), 655)]
+    assert new == 13_000_678 and legs == [(accounts.jackpot_adjustments("L"), accounts.jackpot_liability("L"), 655)]
 
 
 def test_linked_needs_a_combination_and_standalone_one_machine():
@@ -174,7 +174,7 @@ def test_no_contribution_is_lost_and_each_account_equals_its_pool(kinds, seed, b
         pools = [p for p in pools if p.params.overflow != "divert"] or [mk(linked(), code="P1")]
     acc = defaultdict(int)  # credit-normal view of the liability accounts
     for p in pools:
-        acc[A.liability(p.code)] = p.value_milli // 1000
+        acc[accounts.jackpot_liability(p.code)] = p.value_milli // 1000
     start_total = sum(p.value_milli + p.reserve_milli + p.overflow_milli for p in pools)
     wagers = [w(b, i + 1, ["grand", "major"] if win else [], asset="M001" if own else "M002", bank=bank,
                 machine_id=1 if own else 2) for i, (b, win, own, bank) in enumerate(bets)]
@@ -190,14 +190,14 @@ def test_no_contribution_is_lost_and_each_account_equals_its_pool(kinds, seed, b
                 assert amount >= 0
                 acc[debit] -= amount
                 acc[credit] += amount
-            assert acc[A.liability(p.code)] == p.value_milli // 1000
-            assert acc[A.reserve(p.code)] == p.reserve_milli // 1000
-            assert acc[A.overflow(p.code)] == p.overflow_milli // 1000
+            assert acc[accounts.jackpot_liability(p.code)] == p.value_milli // 1000
+            assert acc[accounts.jackpot_reserve(p.code)] == p.reserve_milli // 1000
+            assert acc[accounts.jackpot_overflow(p.code)] == p.overflow_milli // 1000
             awards += p.flows.award + p.flows.topup
             seeds += p.flows.seed + p.flows.topup
         assert sum(h.amount for h in hits) == sum(p.flows.award + p.flows.topup for p in live)
         pools = live
-    assert sum(acc[A.payable(p.code)] for p in pools) == awards
+    assert sum(acc[accounts.jackpot_payable(p.code)] for p in pools) == awards
     contributed = sum(p.contributed_milli for p in pools)
     end_total = sum(p.value_milli + p.reserve_milli + p.overflow_milli for p in pools)
     assert contributed == end_total - start_total + 1000 * (awards - seeds)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slotsys.domain import loyalty as LY
-from slotsys.domain.errors import ValidationFailed
-from slotsys.domain.money import theoretical_milli
+from slotsys.players.domain import loyalty as LY
+from slotsys.kernel.errors import ValidationFailed
+from slotsys.kernel.money import theoretical_milli
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 COIN_1000 = LY.AccrualRule("coin_in", 1_000)

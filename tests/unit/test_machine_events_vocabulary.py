@@ -7,8 +7,8 @@ from datetime import datetime, time, timedelta, timezone
 
 import pytest
 
-from slotsys.domain import alerts as A
-from slotsys.domain import machine_events as V
+from slotsys.floor.domain import alerts as A
+from slotsys.floor.domain import machine_events as V
 
 
 @pytest.mark.parametrize("code, kind", [
@@ -107,7 +107,7 @@ def test_handpay_sign_off_rule():
 
 
 def test_heartbeat_write_interval_is_capped_by_the_offline_threshold():
-    from slotsys.services.floor_events import EventsSettings, FloorEventsService
+    from slotsys.floor.services.events import EventsSettings, FloorEventsService
 
     def interval(**kw) -> float:
         return FloorEventsService(ctx=None, settings=EventsSettings(**kw)).heartbeat_interval_s

@@ -1,11 +1,11 @@
-"""The rules a machine's report must pass (pure domain: slotsys.domain.machine_reports)."""
+"""The rules a machine's report must pass (pure domain: slotsys.floor.domain.machine_reports)."""
 
 from __future__ import annotations
 
 import pytest
 
-from slotsys.domain.evaluator import SeededRng, spin as play
-from slotsys.domain.machine_reports import (
+from slotsys.floor.domain.evaluator import SeededRng, spin as play
+from slotsys.floor.domain.machine_reports import (
     GameReport,
     ReportRefused,
     check_game_number,
@@ -17,7 +17,7 @@ from slotsys.domain.machine_reports import (
     reconcile,
     require_mode,
 )
-from slotsys.games import load_game
+from slotsys.floor.games import load_game
 
 DP = load_game("dragon_pearl_50")  # lines game, max award 2,500,000 credits
 TR = load_game("tiger_reels_243")  # reel-cost game
@@ -135,7 +135,7 @@ def test_reconcile_reports_each_difference_with_both_figures():
 
 
 def test_the_emulated_reporting_machine_reports_what_the_rules_accept():
-    from slotsys.emulator_reported import ReportingMachine
+    from slotsys.app.emulator_reported import ReportingMachine
 
     info = {"game": "tiger_reels_243", "variation": "92", "denomination": 100,
             "meters": {"coin_in": 0, "coin_out": 0, "games_played": 0, "game_number": 0}}

@@ -2,7 +2,7 @@
 
 from alembic.script import ScriptDirectory
 
-from slotsys.migrate import alembic_config
+from slotsys.app.migrate import alembic_config
 
 
 def test_single_head():

@@ -1,8 +1,14 @@
 import pytest
 
-from slotsys.domain import ledger as L
-from slotsys.domain.money import (
-    MoneyError, commission_ceil, contribution_milli, milli_split, payout_floor, require_won,
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.money import (
+    MoneyError,
+    commission_ceil,
+    contribution_milli,
+    milli_split,
+    payout_floor,
+    require_won,
 )
 
 
@@ -39,14 +45,14 @@ def test_entry_must_balance_and_be_integer():
 def test_spin_entry_nets_per_account():
     e = (
         L.EntryBuilder("machine.spin")
-        .add(debit=L.machine_credits("M1"), credit=L.machine_hold("M1"), amount=6_000)
-        .add(debit=L.machine_hold("M1"), credit=L.machine_credits("M1"), amount=2_000)
-        .add(debit=L.machine_hold("M1"), credit=L.machine_credits("M1"), amount=0)
+        .add(debit=accounts.machine_credits("M1"), credit=accounts.machine_hold("M1"), amount=6_000)
+        .add(debit=accounts.machine_hold("M1"), credit=accounts.machine_credits("M1"), amount=2_000)
+        .add(debit=accounts.machine_hold("M1"), credit=accounts.machine_credits("M1"), amount=0)
         .build()
     )
     assert sum(p.amount for p in e.postings) == 0
     assert len(e.postings) == 4  # the zero leg is skipped
-    assert e.net_by_account() == {L.machine_credits("M1"): 4_000, L.machine_hold("M1"): -4_000}
+    assert e.net_by_account() == {accounts.machine_credits("M1"): 4_000, accounts.machine_hold("M1"): -4_000}
     # credits are a liability: 4,000 debit-positive = 4,000 fewer credits owed to the player
     assert L.normal_balance(-10_000 + 4_000, L.AccountType.LIABILITY) == 6_000
     assert L.violates_non_negative(1, L.AccountType.LIABILITY)

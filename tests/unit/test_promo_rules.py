@@ -1,18 +1,12 @@
-"""The pure promotional-ticket issue rule (slotsys/domain/promo.py, docs/promotional-credits.md):
+"""The pure promotional-ticket issue rule (tito/domain/promo.py, docs/promotional-credits.md):
 cumulative dual control per issuer, the floor cap, non-restricted tickets, the maximum."""
 
 from __future__ import annotations
 
 import pytest
 
-from slotsys.domain.promo import (
-    DUAL_CONTROL,
-    ISSUE,
-    NONRESTRICTED,
-    RESTRICTED,
-    PromoPolicy,
-    promo_issue_decision,
-)
+from tito.domain.promo import DUAL_CONTROL, ISSUE, PromoPolicy, promo_issue_decision
+from slotsys.kernel.credits import NONRESTRICTED, RESTRICTED
 
 POLICY = PromoPolicy(maximum=5_000_000, issuer_dual_control_above=1_000_000, floor_cap=20_000_000,
                      nonrestricted_dual_control_above=0)

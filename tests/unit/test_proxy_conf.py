@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.e2e._nginx import TEMPLATE, defaults, render
 
 

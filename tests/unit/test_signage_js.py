@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-SIGNAGE = Path(__file__).resolve().parents[2] / "slotsys" / "web" / "static" / "signage.js"
+SIGNAGE = Path(__file__).resolve().parents[2] / "slotsys" / "app" / "web" / "static" / "signage.js"
 NODE = shutil.which("node") or shutil.which("nodejs")
 
 HARNESS = r"""

@@ -1,4 +1,4 @@
-"""The staff sign-in lock-out rule and password policy (slotsys.domain.staff_auth), pure."""
+"""The staff sign-in lock-out rule and password policy (slotsys.staff.domain.auth), pure."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from slotsys.domain.staff_auth import (
+from slotsys.staff.domain.auth import (
     LockoutPolicy,
     LockoutState,
     locked_until,

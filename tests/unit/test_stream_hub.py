@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from slotsys.streams.hub import Hub, Limits, TooManyStreams
+from slotsys.server.streams.hub import Hub, Limits, TooManyStreams
 
 
 def run(coro):
@@ -157,7 +157,7 @@ def test_a_client_that_stops_reading_is_dropped_not_buffered():
 
 
 def test_a_revoked_credential_ends_its_streams_with_an_end_event_and_others_go_on():
-    from slotsys.domain.errors import Unauthorized
+    from slotsys.kernel.errors import Unauthorized
 
     calls: list = []
     revoked: set = set()
@@ -202,8 +202,8 @@ def test_a_revoked_credential_ends_its_streams_with_an_end_event_and_others_go_o
 @pytest.mark.parametrize("raw", ["abc", "-1", "99999999999999999999", "inf", "-inf", "nan", "", " ", "86400.5",
                                  "1e400", "0x10", "9" * 40])
 def test_max_seconds_outside_its_bounds_is_a_422_naming_it(raw):
-    from slotsys.domain.errors import ValidationFailed
-    from slotsys.streams import gate
+    from slotsys.kernel.errors import ValidationFailed
+    from slotsys.server.streams import gate
 
     with pytest.raises(ValidationFailed) as e:
         gate.max_seconds({"max_seconds": raw})
@@ -211,7 +211,7 @@ def test_max_seconds_outside_its_bounds_is_a_422_naming_it(raw):
 
 
 def test_max_seconds_within_its_bounds():
-    from slotsys.streams import gate
+    from slotsys.server.streams import gate
 
     assert gate.max_seconds({}) is None
     assert gate.max_seconds({"max_seconds": "0"}) == 0.0

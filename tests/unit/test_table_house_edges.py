@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slotsys.domain.money import commission_ceil
+from slotsys.kernel.money import commission_ceil
 from table_games.domain import caribbean as C
 from table_games.domain import caribbean_edge as CE
 from table_games.domain import holdem_bonus_sim as HS

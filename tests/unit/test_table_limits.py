@@ -8,7 +8,7 @@ import json
 import pytest
 from flask import Flask
 
-from slotsys.api.problems import from_domain
+from slotsys.kernel.api.problems import from_domain
 from table_games.domain import baccarat as B
 from table_games.domain import blackjack as BJ
 from table_games.domain import sicbo as S

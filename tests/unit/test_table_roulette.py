@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from slotsys.domain.ports import Csprng
+from slotsys.kernel.ports import Csprng
 from table_games.domain import roulette as R
 from table_games.domain.errors import BettingClosed, TableRuleError
 from table_games.domain.rng import SeededRng

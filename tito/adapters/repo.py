@@ -13,7 +13,8 @@ from sqlalchemy import and_, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from slotsys.adapters.db import Machine, execute_or_defer
+from slotsys.floor.adapters.tables import Machine
+from slotsys.kernel.adapters.db import execute_or_defer
 from tito.adapters.tables import DrawerSession, PromoTicketRequest, TerminalGuard, Ticket, TicketEvent, TitoCounter
 from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, PROMO_TYPES, REDEEMED
 
@@ -241,7 +242,7 @@ PROMO_ISSUE_LOCK = 0x510750_9E0_1  # pg_advisory_xact_lock key: "slotsys promoti
 
 class PromoIssueRepo:
     """What has been printed or asked for in promotional tickets, for the cumulative dual-control
-    rule (:func:`slotsys.domain.promo.promo_issue_decision`)."""
+    rule (:func:`tito.domain.promo.promo_issue_decision`)."""
 
     def __init__(self, session: Session) -> None:
         self.s = session

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from slotsys.adapters.db import Base, TZDateTime, utcnow
+from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
 
 _ID = BigInteger().with_variant(Integer, "sqlite")
 

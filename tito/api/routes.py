@@ -10,8 +10,8 @@ from apiflask import APIBlueprint
 from flask import Response, current_app
 from pydantic import ConfigDict, Field
 
-from slotsys.api.common import AUTH_DOC, QueryModel, StrictModel, Won, idem_key, principal, reply, services
-from slotsys.api.exports import ExportQuery, report
+from slotsys.kernel.api.common import AUTH_DOC, QueryModel, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.kernel.api.exports import ExportQuery, report
 from tito.domain.rendering import itf_barcode_png, qr_png
 from tito.services.container import TitoServices
 from tito.services.tickets import parse_number

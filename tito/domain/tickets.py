@@ -59,7 +59,6 @@ __all__ = [
     "TicketSnapshot",
     "check_presentation",
     "effective_status",
-    "machine_promo",
 ]
 
 CASHABLE: Final = "cashable"
@@ -97,11 +96,6 @@ ACCEPTED_AT: Final = {
 
 DEFAULT_HOLD: Final = timedelta(seconds=15)
 """How long a machine's authorisation holds a ticket pending before it is released (G2S)."""
-
-
-def machine_promo(asset: str) -> str:
-    """Ledger account code (liability, non-negative): promotional credits on a machine's promo meter."""
-    return f"machine:{asset}:promo"
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,16 @@ reason and the time on the ticket and in its event trail.
 
 from __future__ import annotations
 
-from slotsys.domain import ledger as L
-from slotsys.domain import promo
-from slotsys.domain.errors import Conflict, Forbidden, NotFound, TwoSignaturesRequired, ValidationFailed
-from slotsys.domain.money import MoneyError, require_won
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.floor import require_machine
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel import credits
+from tito.domain import promo
+from slotsys.kernel.errors import Conflict, Forbidden, NotFound, TwoSignaturesRequired, ValidationFailed
+from slotsys.kernel.money import MoneyError, require_won
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.checks import require_machine
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
 from tito.adapters.repo import PromoIssueRepo, PromoRequestRepo, TicketRepo
 from tito.adapters.tables import PromoTicketRequest
 from tito.domain.tickets import (
@@ -96,10 +98,10 @@ class TicketAdminService:
                 if refusal is not None:
                     raise T.refusal_error(refusal)
                 raise Conflict(f"a {status} ticket cannot be voided", field="validation_number")  # pragma: no cover
-            target = T.TICKETS_BREAKAGE if status == EXPIRED else T.TICKETS_VOIDS
+            target = accounts.TICKETS_BREAKAGE if status == EXPIRED else accounts.TICKETS_VOIDS
             uow.ledger.ensure_account(target, L.AccountType.REVENUE)
             e = L.EntryBuilder("tito.void", f"ticket voided by {principal.name}: {why}")
-            e.add(debit=L.TICKETS_OUTSTANDING, credit=target, amount=t.amount)
+            e.add(debit=accounts.TICKETS_OUTSTANDING, credit=target, amount=t.amount)
             entry_id = uow.ledger.post(e.build({"validation_number": vn, "by": principal.name, "reason": why}))
             repo.transition(t.id, t.status, status="voided", voided_at=now, voided_by=principal.name, void_reason=why,
                             void_entry_id=entry_id, pending_location=None, pending_txn=None, pending_until=None)
@@ -143,7 +145,7 @@ class TicketAdminService:
 
     # ------------------------------------------------------------ promo issue
     def issue_promotional(self, principal: Principal, amount: object, station: str | None,
-                          idem_key: str | None, credit_type: str = promo.RESTRICTED,
+                          idem_key: str | None, credit_type: str = credits.RESTRICTED,
                           reason: str | None = None) -> tuple[int, dict, bool]:
         """Print a promotional ticket at a station (marketing / promo booth), e.g. a free-play offer.
 
@@ -156,7 +158,7 @@ class TicketAdminService:
         System validation; sequence per station; expiry ``SLOTSYS_TITO_STATION_EXPIRY_DAYS`` or the
         floor default.
 
-        Limits (:func:`slotsys.domain.promo.promo_issue_decision`): above
+        Limits (:func:`tito.domain.promo.promo_issue_decision`): above
         ``SLOTSYS_TITO_PROMO_MAX_WON`` refused, 422 ``promo-above-maximum`` naming ``amount``, nothing
         printed. Dual control — nothing printed, a pending request stored (202 ``{"request",
         "dual_control": [reasons]}``) until a different supervisor approves it
@@ -176,7 +178,7 @@ class TicketAdminService:
         name = (station or "PROMO").upper()
         if not (1 <= len(name) <= 20 and name.replace("-", "").isalnum()):
             raise ValidationFailed("station is 1-20 letters, digits or '-'", field="station")
-        if credit_type not in promo.CREDIT_TYPES:
+        if credit_type not in credits.CREDIT_TYPES:
             raise ValidationFailed("credit_type is 'restricted' or 'nonrestricted'", field="credit_type")
         why = (reason or "").strip()[:200]
         ts = get_tito_settings()
@@ -213,9 +215,9 @@ class TicketAdminService:
         return r.status, r.body, r.replayed
 
     def _print_promo(self, uow, won: int, credit_type: str, station: str, actor: str):
-        uow.ledger.ensure_account(T.PROMO_EXPENSE, L.AccountType.EXPENSE)
-        ticket_type = PROMOTIONAL if credit_type == promo.RESTRICTED else NONRESTRICTED_PROMO
-        return T.issue_ticket(uow, self.ctx, ticket_type=ticket_type, amount=won, debit_account=T.PROMO_EXPENSE,
+        uow.ledger.ensure_account(accounts.PROMO_EXPENSE, L.AccountType.EXPENSE)
+        ticket_type = PROMOTIONAL if credit_type == credits.RESTRICTED else NONRESTRICTED_PROMO
+        return T.issue_ticket(uow, self.ctx, ticket_type=ticket_type, amount=won, debit_account=accounts.PROMO_EXPENSE,
                               station=station, actor=actor, expiry_days=get_tito_settings().station_expiry_days)
 
     def approve_promotional(self, principal: Principal, request_id: int, idem_key: str | None) -> tuple[int, dict, bool]:

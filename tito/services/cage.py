@@ -14,34 +14,19 @@ reference allows (G2S; GLI-13). Promotional tickets are never paid at the cage.
 
 from __future__ import annotations
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, ValidationFailed
-from slotsys.domain.money import MoneyError, require_won
-from slotsys.services.context import Principal, ServiceContext
-from slotsys import metrics
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
+from slotsys.kernel import accounts
+from slotsys.kernel.accounts import MAIN_CAGE
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, ValidationFailed
+from slotsys.kernel.money import MoneyError, require_won
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.server import metrics
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
 from tito.adapters.repo import DrawerRepo, TicketRepo
 from tito.adapters.tables import DrawerSession
 from tito.domain.tickets import CAGE
 from tito.services import tickets as T
-
-MAIN_CAGE = "MAIN"
-
-
-def cage_bank(cage: str = MAIN_CAGE) -> str:
-    """Asset account: the cage's bank (vault), source and sink of drawer floats."""
-    return L.cage_drawer(cage)
-
-
-def drawer_account(drawer: str, cage: str = MAIN_CAGE) -> str:
-    """Asset account (non-negative): one cashier drawer's cash."""
-    return f"cage:{cage}:drawer:{drawer}"
-
-
-def cage_variance(cage: str = MAIN_CAGE) -> str:
-    """Revenue account: drawer overages (credit) and shortages (debit) found at count-out."""
-    return f"cage:{cage}:variance"
 
 
 class NoOpenDrawer(Conflict):
@@ -57,7 +42,7 @@ def _session_view(uow, ds: DrawerSession) -> dict:
         "tickets_paid": n, "tickets_paid_amount": paid,
     }
     if ds.status == "open":
-        view["expected_cash"] = uow.ledger.balance(drawer_account(ds.drawer, ds.cage))
+        view["expected_cash"] = uow.ledger.balance(accounts.cashier_drawer(ds.drawer, ds.cage))
     else:
         view.update(closed_at=ds.closed_at.isoformat(), expected_cash=ds.expected_cash, counted_cash=ds.counted_cash,
                     variance=ds.variance)
@@ -84,17 +69,17 @@ def open_drawer_session(uow, ctx: ServiceContext, cashier: str, drawer: str, ope
     key = f"{cage}/{drawer}"
     if repo.open_for_drawer(key) is not None:
         raise Conflict(f"drawer {drawer} is already open", field="drawer")
-    account = drawer_account(drawer, cage)
+    account = accounts.cashier_drawer(drawer, cage)
     uow.ledger.ensure_account(account, L.AccountType.ASSET, non_negative=True)
     if uow.ledger.balance(account) != 0:  # pragma: no cover - a closed drawer is always emptied
         raise Conflict(f"drawer {drawer} still holds cash from an earlier session", field="drawer")
     ds = repo.add(DrawerSession(cage=cage, drawer=drawer, cashier=cashier, status="open", open_drawer=key,
                                 open_cashier=cashier, opening_float=opening_float, opened_at=ctx.clock.now()))
     e = L.EntryBuilder("cage.drawer_open", f"opening float of drawer {drawer} ({cashier})")
-    e.add(debit=account, credit=cage_bank(cage), amount=opening_float)
+    e.add(debit=account, credit=accounts.cage_bank(cage), amount=opening_float)
     if not e.empty:
         uow.ledger.post(e.build({"cage": cage, "drawer": drawer, "session": ds.id}),
-                        labels={cage_bank(cage): f"the {cage} cage bank"})
+                        labels={accounts.cage_bank(cage): f"the {cage} cage bank"})
     return ds
 
 
@@ -133,7 +118,7 @@ class CageService:
                 t = T.lock_for_presentation(uow, self.ctx, vn, channel=CAGE, location=ds.cage, terminal=principal.id,
                                             expected_amount=amount)
                 expired = t.expires_at <= self.ctx.clock.now() or t.status == "expired"
-                account = drawer_account(ds.drawer, ds.cage)
+                account = accounts.cashier_drawer(ds.drawer, ds.cage)
                 view = T.redeem_locked(uow, self.ctx, t, channel=CAGE, location=ds.cage, by=principal.name,
                                        credit_account=account, session_id=ds.id,
                                        event="honoured_expired" if expired else "redeemed", drawer=ds.drawer,
@@ -188,17 +173,17 @@ class CageService:
             ds = DrawerRepo(uow.session).open_for_cashier(principal.name, for_update=True)
             if ds is None:
                 raise NoOpenDrawer("no open drawer session", field="drawer")
-            account = drawer_account(ds.drawer, ds.cage)
+            account = accounts.cashier_drawer(ds.drawer, ds.cage)
             expected = uow.ledger.balance(account)
             variance = counted - expected
             e = L.EntryBuilder("cage.drawer_close", f"count-out of drawer {ds.drawer} ({ds.cashier})")
             if variance < 0:
-                e.add(debit=cage_variance(ds.cage), credit=account, amount=-variance, memo="shortage")
+                e.add(debit=accounts.cage_variance(ds.cage), credit=account, amount=-variance, memo="shortage")
             elif variance > 0:
-                e.add(debit=account, credit=cage_variance(ds.cage), amount=variance, memo="overage")
-            e.add(debit=cage_bank(ds.cage), credit=account, amount=counted, memo="counted cash to the bank")
+                e.add(debit=account, credit=accounts.cage_variance(ds.cage), amount=variance, memo="overage")
+            e.add(debit=accounts.cage_bank(ds.cage), credit=account, amount=counted, memo="counted cash to the bank")
             if not e.empty:
-                uow.ledger.ensure_account(cage_variance(ds.cage), L.AccountType.REVENUE)
+                uow.ledger.ensure_account(accounts.cage_variance(ds.cage), L.AccountType.REVENUE)
                 uow.ledger.post(e.build({"cage": ds.cage, "drawer": ds.drawer, "session": ds.id}))
             ds.status, ds.open_drawer, ds.open_cashier = "closed", None, None
             ds.closed_at, ds.expected_cash, ds.counted_cash, ds.variance = self.ctx.clock.now(), expected, counted, variance

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slotsys.services.context import ServiceContext
+from slotsys.kernel.context import ServiceContext
 from tito.services.admin import TicketAdminService
 from tito.services.cage import CageService
 from tito.services.kiosk import KioskService

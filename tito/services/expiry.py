@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import structlog
 
-from slotsys.services.context import ServiceContext
+from slotsys.kernel.context import ServiceContext
 from tito.adapters.repo import TicketRepo
 
 log = structlog.get_logger("tito")

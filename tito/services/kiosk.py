@@ -9,22 +9,17 @@ and a ticket larger than its cassette holds (409 ``insufficient-funds``: see the
 
 from __future__ import annotations
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import NotFound, ValidationFailed
-from slotsys.domain.money import MoneyError, require_won
-from slotsys.services.context import Principal, ServiceContext
-from slotsys import metrics
-from slotsys.services.idempotency import fingerprint, run_once
-from slotsys.services.staff import require_role
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import NotFound, ValidationFailed
+from slotsys.kernel.money import MoneyError, require_won
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.server import metrics
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.checks import require_role
 from tito.adapters.repo import TicketRepo
 from tito.domain.tickets import KIOSK
 from tito.services import tickets as T
-from tito.services.cage import cage_bank
-
-
-def kiosk_cassette(code: str) -> str:
-    """Asset account (non-negative): the cash in a kiosk's cassettes."""
-    return f"kiosk:{code}:cassette"
 
 
 def _kiosk_exists(uow, code: str) -> None:
@@ -36,11 +31,11 @@ def _kiosk_exists(uow, code: str) -> None:
 def fill_kiosk(uow, code: str, amount: int, by: str, at) -> int:
     """Move ``amount`` won from the cage bank into a kiosk's cassette (in ``uow``); returns the cassette."""
     _kiosk_exists(uow, code)
-    account = kiosk_cassette(code)
+    account = accounts.kiosk_cassette(code)
     uow.ledger.ensure_account(account, L.AccountType.ASSET, non_negative=True)
     e = L.EntryBuilder("kiosk.fill", f"cassette fill of {code}")
-    e.add(debit=account, credit=cage_bank(), amount=amount)
-    uow.ledger.post(e.build({"kiosk": code, "by": by}), labels={cage_bank(): "the cage bank"})
+    e.add(debit=account, credit=accounts.cage_bank(accounts.MAIN_CAGE), amount=amount)
+    uow.ledger.post(e.build({"kiosk": code, "by": by}), labels={accounts.cage_bank(accounts.MAIN_CAGE): "the cage bank"})
     TicketRepo(uow.session).log("kiosk_filled", actor=by, at=at, channel=KIOSK, location=code, amount=amount)
     return uow.ledger.balance(account)
 
@@ -58,7 +53,7 @@ class KioskService:
         """
         require_role(principal, "kiosk")
         code = principal.name
-        account = kiosk_cassette(code)
+        account = accounts.kiosk_cassette(code)
 
         def run(vn: str):
             def fn(uow) -> dict:
@@ -99,7 +94,7 @@ class KioskService:
         with self.ctx.uow(readonly=True) as uow:
             _kiosk_exists(uow, code)
             try:
-                cassette = uow.ledger.balance(kiosk_cassette(code))
+                cassette = uow.ledger.balance(accounts.kiosk_cassette(code))
             except NotFound:
                 cassette = 0
             return {"kiosk": code, "cassette": cassette}

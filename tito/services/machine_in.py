@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import secrets
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, MachineLocked, ValidationFailed
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.floor import require_machine
-from slotsys import metrics
-from slotsys.services.idempotency import fingerprint, run_once
+from slotsys.kernel import accounts
+from slotsys.kernel.errors import Conflict, MachineLocked, ValidationFailed
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.checks import require_machine
+from slotsys.server import metrics
+from slotsys.kernel.idempotency import fingerprint, run_once
 from tito.adapters.repo import TicketRepo
-from slotsys.domain import promo
+from slotsys.kernel import credits as promo
 from tito.domain.tickets import ISSUED, MACHINE, NONRESTRICTED_PROMO, PENDING, PROMOTIONAL
 from tito.services import tickets as T
 from tito.settings import get_tito_settings
@@ -99,7 +99,7 @@ class MachineTicketIn:
             return T.ensure_promo_meter(uow, asset)
         if ticket_type == NONRESTRICTED_PROMO:
             return T.ensure_nonrestricted_meter(uow, asset)
-        return L.machine_credits(asset)
+        return accounts.machine_credits(asset)
 
     def _balances(self, uow, asset: str) -> dict:
         return T.credit_view(uow.machines.credits(asset))

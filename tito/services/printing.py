@@ -10,9 +10,9 @@ mistyped number.
 
 from __future__ import annotations
 
-from slotsys.domain.errors import Forbidden
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.staff import require_role
+from slotsys.kernel.errors import Forbidden
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.checks import require_role
 from tito.adapters.repo import TicketRepo
 from tito.domain.printable import TicketFace, ticket_pdf, ticket_png
 from tito.services import tickets as T

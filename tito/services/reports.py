@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
 
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import ValidationFailed
-from slotsys.services.context import Principal, ServiceContext
-from slotsys.services.staff import require_role
+from slotsys.kernel import accounts
+from slotsys.kernel.errors import ValidationFailed
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.checks import require_role
 from tito.adapters.repo import TicketRepo
 from tito.adapters.tables import Ticket
 from tito.domain import reports as R
@@ -89,7 +89,7 @@ class TicketReports:
         with self.ctx.uow(readonly=True) as uow:
             repo = TicketRepo(uow.session)
             tickets = repo.list_where(Ticket.status.in_(OUTSTANDING_STATES), limit=1_000_000)
-            ledger = uow.ledger.balance(L.TICKETS_OUTSTANDING)
+            ledger = uow.ledger.balance(accounts.TICKETS_OUTSTANDING)
             rows = [_row(t, expired=t.status == EXPIRED or (t.status in (ISSUED, PENDING) and t.expires_at <= now))
                     for t in tickets]
         out = R.outstanding_by_date(rows, get_tito_settings().tz)

@@ -1,4 +1,4 @@
-"""TITO part of the demo floor (called by slotsys.services.seed in the seeding transaction).
+"""TITO part of the demo floor (called by slotsys.app.seed in the seeding transaction).
 
 - ledger accounts: each machine's promo meter; voids, breakage, promo expense, cage variance;
 - the VIP zone's machines number their tickets with SAS secure enhanced validation (each with a
@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
-from slotsys.domain import ledger as L
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
 from tito.adapters.repo import TicketRepo
 from tito.domain.validation import draw_machine_secret
-from slotsys.services.context import ServiceContext
+from slotsys.kernel.context import ServiceContext
 from tito.services import tickets as T
-from tito.services.cage import cage_variance, open_drawer_session
+from tito.services.cage import open_drawer_session
 from tito.services.kiosk import fill_kiosk
 
 DEMO_DRAWER = "D1"
@@ -41,8 +42,8 @@ def new_machine_secret(uow, ctx: ServiceContext, m, *, actor: str, reason: str) 
 
 
 def seed_tito(uow, ctx: ServiceContext, *, cashier: str | None, kiosks: list[str]) -> None:
-    for code, type_ in ((T.TICKETS_VOIDS, L.AccountType.REVENUE), (T.TICKETS_BREAKAGE, L.AccountType.REVENUE),
-                        (T.PROMO_EXPENSE, L.AccountType.EXPENSE), (cage_variance(), L.AccountType.REVENUE)):
+    for code, type_ in ((accounts.TICKETS_VOIDS, L.AccountType.REVENUE), (accounts.TICKETS_BREAKAGE, L.AccountType.REVENUE),
+                        (accounts.PROMO_EXPENSE, L.AccountType.EXPENSE), (accounts.cage_variance(), L.AccountType.REVENUE)):
         uow.ledger.ensure_account(code, type_)
     for m in uow.machines.all():
         T.ensure_promo_meter(uow, m.asset_number)

@@ -39,10 +39,11 @@ from typing import Any
 
 import structlog
 
-from slotsys.adapters.db import Machine
-from slotsys.domain import ledger as L
-from slotsys.domain.errors import Conflict, DomainError, InsufficientFunds, NotFound, ValidationFailed
-from slotsys.services.context import ServiceContext
+from slotsys.floor.adapters.tables import Machine
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, DomainError, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.kernel.context import ServiceContext
 from tito.adapters.repo import TicketRepo
 from tito.adapters.tables import Ticket
 from tito.domain import guard as G
@@ -54,7 +55,6 @@ from tito.domain.tickets import (
     TicketSnapshot,
     check_presentation,
     effective_status,
-    machine_promo,
 )
 from tito.domain.validation import (
     CheckDigitError,
@@ -67,10 +67,6 @@ from tito.domain.validation import (
 from tito.settings import get_tito_settings
 
 log = structlog.get_logger("tito")
-
-TICKETS_VOIDS = "tito:voids"  # revenue: liability written off by a supervisor's void of a live ticket
-TICKETS_BREAKAGE = "tito:breakage"  # revenue: expired tickets a supervisor voided (unclaimed-ticket income)
-PROMO_EXPENSE = "tito:promo_expense"  # expense: promotional tickets issued by a station
 
 
 # ------------------------------------------------------------------- errors
@@ -275,7 +271,7 @@ def issue_ticket(uow, ctx: ServiceContext, *, ticket_type: str, amount: int, deb
     if sum(won for _, won in sources) != amount:
         raise ValueError("the debited accounts must sum to the ticket amount")  # pragma: no cover - caller bug
     for account, won in sources:
-        e.add(debit=account, credit=L.TICKETS_OUTSTANDING, amount=won)
+        e.add(debit=account, credit=accounts.TICKETS_OUTSTANDING, amount=won)
     entry_id = uow.ledger.post(e.build({"issued_by": issuer, "validation_number": vn, "type": ticket_type}))
     days = expiry_days or ctx.settings.ticket_expiry_days
     t = repo.add(Ticket(
@@ -304,12 +300,12 @@ def credit_view(credits) -> dict:
 
 def ensure_promo_meter(uow, asset: str) -> str:
     """The machine's restricted promotional meter (``machine:<asset>:promo``), created if needed."""
-    return _ensure(uow, machine_promo(asset), L.AccountType.LIABILITY, non_negative=True)
+    return _ensure(uow, accounts.machine_restricted(asset), L.AccountType.LIABILITY, non_negative=True)
 
 
 def ensure_nonrestricted_meter(uow, asset: str) -> str:
     """The machine's non-restricted promotional meter (``machine:<asset>:nonrestricted``)."""
-    return _ensure(uow, L.machine_nonrestricted(asset), L.AccountType.LIABILITY, non_negative=True)
+    return _ensure(uow, accounts.machine_nonrestricted(asset), L.AccountType.LIABILITY, non_negative=True)
 
 
 def _ensure(uow, code: str, type_: L.AccountType, non_negative: bool = False) -> str:
@@ -345,7 +341,7 @@ def cash_out_machine(uow, ctx: ServiceContext, m: Machine) -> dict:
                                    debit_accounts=_cashable_sources(asset, meters), machine=m, actor=f"machine:{asset}"))
     if meters.restricted > 0:
         issued.append(issue_ticket(uow, ctx, ticket_type=PROMOTIONAL, amount=meters.restricted,
-                                   debit_account=machine_promo(asset), machine=m, actor=f"machine:{asset}"))
+                                   debit_account=accounts.machine_restricted(asset), machine=m, actor=f"machine:{asset}"))
     uow.machines.add_meters(m.id, tickets_out=sum(t.amount for t in issued), tickets_out_count=len(issued))
     views = [ticket_view(t) for t in issued]
     return {"machine": asset, "ticket": views[0], "tickets": views, **credit_view(uow.machines.credits(asset))}
@@ -353,8 +349,8 @@ def cash_out_machine(uow, ctx: ServiceContext, m: Machine) -> dict:
 
 def _cashable_sources(asset: str, meters) -> list[tuple[str, int]]:
     """The meters a cashable ticket or handpay is paid from: cashable, then non-restricted promo."""
-    return [(code, won) for code, won in ((L.machine_credits(asset), meters.cashable),
-                                          (L.machine_nonrestricted(asset), meters.nonrestricted)) if won > 0]
+    return [(code, won) for code, won in ((accounts.machine_credits(asset), meters.cashable),
+                                          (accounts.machine_nonrestricted(asset), meters.nonrestricted)) if won > 0]
 
 
 def issue_handpay_receipt(uow, ctx: ServiceContext, m: Machine, attendant: str) -> dict:
@@ -374,7 +370,7 @@ def issue_handpay_receipt(uow, ctx: ServiceContext, m: Machine, attendant: str) 
     t = issue_ticket(uow, ctx, ticket_type=HANDPAY_RECEIPT, amount=amount, debit_accounts=_cashable_sources(asset, meters),
                      machine=m, actor=f"staff:{attendant}")
     uow.machines.add_meters(m.id, handpay_out=amount, handpay_out_count=1)
-    return {"machine": asset, "ticket": ticket_view(t), "credits": uow.ledger.balance(L.machine_credits(asset)),
+    return {"machine": asset, "ticket": ticket_view(t), "credits": uow.ledger.balance(accounts.machine_credits(asset)),
             "attendant": attendant}
 
 
@@ -414,7 +410,7 @@ def redeem_locked(uow, ctx: ServiceContext, t: Ticket, *, channel: str, location
     now = ctx.clock.now()
     repo = TicketRepo(uow.session)
     e = L.EntryBuilder("tito.redeem", f"ticket redeemed at {channel} {location}")
-    e.add(debit=L.TICKETS_OUTSTANDING, credit=credit_account, amount=t.amount)
+    e.add(debit=accounts.TICKETS_OUTSTANDING, credit=credit_account, amount=t.amount)
     entry_id = uow.ledger.post(e.build({"validation_number": t.validation_number, "channel": channel,
                                         "location": location}))
     if not repo.mark_redeemed(t.id, from_status=t.status, at=now, channel=channel, location=location, by=by,

@@ -6,7 +6,7 @@ Create Date: 2026-11-29 14:07:01.499336
 """
 from alembic import op
 import sqlalchemy as sa
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 
 revision = '0001'
@@ -24,7 +24,7 @@ def upgrade() -> None:
     sa.Column('normal_sign', sa.SmallInteger(), nullable=False),
     sa.Column('non_negative', sa.Boolean(), nullable=False),
     sa.Column('balance', sa.BigInteger(), nullable=False),
-    sa.Column('created_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.CheckConstraint('NOT non_negative OR balance * normal_sign >= 0', name=op.f('ck_accounts_non_negative')),
     sa.CheckConstraint('normal_sign IN (-1, 1)', name=op.f('ck_accounts_normal_sign')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_accounts')),
@@ -37,7 +37,7 @@ def upgrade() -> None:
     sa.Column('fingerprint', sa.String(length=64), nullable=False),
     sa.Column('status_code', sa.Integer(), nullable=True),
     sa.Column('response', sa.JSON(), nullable=True),
-    sa.Column('created_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_idempotency_records')),
     sa.UniqueConstraint('principal', 'key', name='principal_key')
     )
@@ -46,7 +46,7 @@ def upgrade() -> None:
     sa.Column('kind', sa.String(length=40), nullable=False),
     sa.Column('memo', sa.String(length=200), nullable=False),
     sa.Column('refs', sa.JSON(), nullable=False),
-    sa.Column('created_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_journal_entries'))
     )
     with op.batch_alter_table('journal_entries', schema=None) as batch_op:
@@ -83,7 +83,7 @@ def upgrade() -> None:
     sa.Column('qualifying_coin_in', sa.BigInteger(), nullable=False),
     sa.Column('hits', sa.Integer(), nullable=False),
     sa.Column('total_won', sa.BigInteger(), nullable=False),
-    sa.Column('updated_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['zone'], ['zones.code'], name=op.f('fk_jackpot_levels_zone_zones')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_jackpot_levels')),
     sa.UniqueConstraint('code', name=op.f('uq_jackpot_levels_code'))
@@ -111,7 +111,7 @@ def upgrade() -> None:
     sa.Column('tickets_out', sa.BigInteger(), nullable=False),
     sa.Column('tickets_in_count', sa.Integer(), nullable=False),
     sa.Column('tickets_out_count', sa.Integer(), nullable=False),
-    sa.Column('created_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['zone'], ['zones.code'], name=op.f('fk_machines_zone_zones')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_machines')),
     sa.UniqueConstraint('asset_number', name=op.f('uq_machines_asset_number')),
@@ -135,7 +135,7 @@ def upgrade() -> None:
     op.create_table('staff_tokens',
     sa.Column('token_hash', sa.String(length=64), nullable=False),
     sa.Column('user_id', sa.Integer(), nullable=False),
-    sa.Column('expires_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('expires_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['user_id'], ['staff_users.id'], name=op.f('fk_staff_tokens_user_id_staff_users')),
     sa.PrimaryKeyConstraint('token_hash', name=op.f('pk_staff_tokens'))
     )
@@ -151,7 +151,7 @@ def upgrade() -> None:
     sa.Column('credits_before', sa.BigInteger(), nullable=False),
     sa.Column('credits_after', sa.BigInteger(), nullable=False),
     sa.Column('entry_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
-    sa.Column('created_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['entry_id'], ['journal_entries.id'], name=op.f('fk_game_rounds_entry_id_journal_entries')),
     sa.ForeignKeyConstraint(['machine_id'], ['machines.id'], name=op.f('fk_game_rounds_machine_id_machines')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_game_rounds')),
@@ -172,7 +172,7 @@ def upgrade() -> None:
     sa.Column('status', sa.String(length=16), nullable=False),
     sa.Column('announced', sa.Boolean(), nullable=False),
     sa.Column('entry_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
-    sa.Column('created_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('created_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['entry_id'], ['journal_entries.id'], name=op.f('fk_jackpot_hits_entry_id_journal_entries')),
     sa.ForeignKeyConstraint(['level_id'], ['jackpot_levels.id'], name=op.f('fk_jackpot_hits_level_id_jackpot_levels')),
     sa.ForeignKeyConstraint(['machine_id'], ['machines.id'], name=op.f('fk_jackpot_hits_machine_id_machines')),
@@ -190,9 +190,9 @@ def upgrade() -> None:
     sa.Column('issued_machine_id', sa.Integer(), nullable=False),
     sa.Column('issued_location', sa.String(length=60), nullable=False),
     sa.Column('sequence', sa.Integer(), nullable=False),
-    sa.Column('issued_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
-    sa.Column('expires_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=False),
-    sa.Column('redeemed_at', slotsys.adapters.db.TZDateTime(timezone=True), nullable=True),
+    sa.Column('issued_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('expires_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=False),
+    sa.Column('redeemed_at', slotsys.kernel.adapters.db.TZDateTime(timezone=True), nullable=True),
     sa.Column('redeemed_channel', sa.String(length=12), nullable=True),
     sa.Column('redeemed_location', sa.String(length=60), nullable=True),
     sa.Column('redeemed_by', sa.String(length=60), nullable=True),

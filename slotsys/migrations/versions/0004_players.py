@@ -3,19 +3,19 @@ redemptions, cashless transfers, table ratings, player tokens (issue 6)
 
 Revision ID: 0004_players
 Revises: 0001
-Hand-written: only the tables of slotsys/adapters/players_tables.py.
+Hand-written: only the tables of slotsys/players/adapters/tables.py.
 """
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0004_players"
 down_revision = "0001"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 BIGID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 OPEN = sa.text("status = 'open'")
 

@@ -7,14 +7,14 @@ Hand-written: only the tables of table_games/adapters/tables.py.
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0006_tables"
 down_revision = "0005_merge"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 BIGID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

@@ -7,14 +7,14 @@ Hand-written: the table_backers table of table_games/adapters/tables.py.
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0007_table_backers"
 down_revision = "0006_tables"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 BIGID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

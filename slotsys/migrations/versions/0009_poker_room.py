@@ -7,14 +7,14 @@ Hand-written: the tables of table_games/adapters/poker_room.py.
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0009_poker_room"
 down_revision = "0008_table_poker"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 BIGID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

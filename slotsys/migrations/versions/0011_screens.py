@@ -2,7 +2,7 @@
 
 Revision ID: 0011_screens
 Revises: 0010_mahjong
-Hand-written: the operator console sums today's games by time (slotsys/services/floor_view.py).
+Hand-written: the operator console sums today's games by time (slotsys/floor/read_model.py).
 """
 from alembic import op
 

@@ -3,19 +3,19 @@
 Revision ID: 0012_staff_auth
 Revises: 0011_screens
 Hand-written: the per-username sign-in lock-out (survives a restart) and the staff sign-in audit trail
-(slotsys/services/staff.py, docs/staff-auth.md). Tokens are revoked by deleting their rows: no column changes.
+(slotsys/staff/services/auth.py, docs/staff-auth.md). Tokens are revoked by deleting their rows: no column changes.
 """
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0012_staff_auth"
 down_revision = "0011_screens"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

@@ -1,6 +1,6 @@
 """data retention: idempotency purge
 
-The purge (``slotsys.services.retention``) deletes idempotency records older than the retention window in
+The purge (``slotsys.kernel.retention``) deletes idempotency records older than the retention window in
 bounded batches, oldest first: ``DELETE … WHERE id IN (SELECT id … WHERE created_at < :cutoff ORDER BY
 created_at LIMIT :n)``. This index on ``created_at`` makes each batch an index range scan instead of a scan of
 a table that grows by gigabytes a day. On PostgreSQL it is built ``CONCURRENTLY`` (outside the migration's

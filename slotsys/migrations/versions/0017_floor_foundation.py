@@ -4,19 +4,19 @@ Revision ID: 0017_floor_foundation
 Revises: 0016_retention
 Hand-written: ``audit_log`` (privileged changes: who, when, what, before → after, reason, done or refused) and
 ``machine_events`` (what machines reported and what the system noticed about them), see
-``slotsys.adapters.db.AuditLogRow`` and ``MachineEventRow``.
+``slotsys.kernel.adapters.db.AuditLogRow`` and ``MachineEventRow``.
 """
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0017_floor_foundation"
 down_revision = "0016_retention"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

@@ -4,19 +4,19 @@ Revision ID: 0018_floor_admin
 Revises: 0017_floor_foundation
 Hand-written: ``zones.retired_at``; ``machines`` serial, manufacturer, model, denominations offered, max bet,
 floor-plan cell (unique) and ``retired_at``; ``banks`` (filled from the banks the machines already name, each in
-the zone of its first machine) and ``machine_meter_snapshots`` (see ``slotsys.adapters.floor_admin``).
+the zone of its first machine) and ``machine_meter_snapshots`` (see ``slotsys.floor.adapters.admin``).
 """
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0018_floor_admin"
 down_revision = "0017_floor_foundation"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 MACHINE_COLUMNS = ("serial", "manufacturer", "model", "denominations", "max_bet", "plan_x", "plan_y", "retired_at")
 

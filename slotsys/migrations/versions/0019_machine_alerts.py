@@ -4,19 +4,19 @@ Revision ID: 0019_machine_alerts
 Revises: 0018_floor_admin
 Hand-written: ``machine_links`` (per machine: last heard, online / offline since), ``alerts`` (attendant
 alerts: open → acknowledged → dispatched → resolved, who and when) and ``handpays`` (the handpay queue with its
-two signers), see ``slotsys.adapters.floor_events_repo``.
+two signers), see ``slotsys.floor.adapters.events``.
 """
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0019_machine_alerts"
 down_revision = "0018_floor_admin"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

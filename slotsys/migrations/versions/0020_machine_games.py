@@ -5,19 +5,19 @@ Revises: 0019_machine_alerts
 Hand-written: ``machines.outcome_source`` (``server``: the service decides each game; ``machine``: the machine
 decides and reports it) and ``machine_meter_reports`` (every meter set a machine reported, append-only: the
 baseline of the next meters-at-game-end report and the machine's side of the reconciliation), see
-``slotsys.adapters.machine_reports``.
+``slotsys.floor.adapters.meter_reports``.
 """
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0020_machine_games"
 down_revision = "0019_machine_alerts"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

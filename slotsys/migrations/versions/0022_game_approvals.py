@@ -2,7 +2,7 @@
 
 Revision ID: 0022_game_approvals
 Revises: 0020_machine_games
-Hand-written: ``game_definitions`` (``slotsys.adapters.game_tables.GameDefinitionRow``: the uploaded YAML, its
+Hand-written: ``game_definitions`` (``slotsys.floor.adapters.game_definitions.GameDefinitionRow``: the uploaded YAML, its
 SHA-256, the par sheet computed at upload, uploader, and the second person's decision) and three nullable columns
 of ``staff_tokens`` (``session_id``, ``issued_at``, ``address``: the sessions list). Tokens issued before this
 migration get a session id from their digest's first 16 hex digits (the digest of a random token: it reveals
@@ -11,14 +11,14 @@ nothing of the token).
 from alembic import op
 import sqlalchemy as sa
 
-import slotsys.adapters.db
+import slotsys.kernel.adapters.db
 
 revision = "0022_game_approvals"
 down_revision = "0020_machine_games"
 branch_labels = None
 depends_on = None
 
-TZ = slotsys.adapters.db.TZDateTime(timezone=True)
+TZ = slotsys.kernel.adapters.db.TZDateTime(timezone=True)
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 
 CHROMIUM = os.environ.get("SLOTSYS_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -172,7 +172,7 @@ def page(browser, live):
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
-    blocked: list[str] = []  # the pages' Content-Security-Policy refused something (slotsys/api/guards.py)
+    blocked: list[str] = []  # the pages' Content-Security-Policy refused something (slotsys/app/api/guards.py)
     pg.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
     yield pg
     ctx.close()

@@ -1,4 +1,4 @@
-"""The screens under their Content-Security-Policy (slotsys/api/guards.py) in headless Chromium: every page's
+"""The screens under their Content-Security-Policy (slotsys/app/api/guards.py) in headless Chromium: every page's
 scripts and styles are its own files (the ``page`` fixture fails a test on any CSP violation it reports); the
 offline Swagger UI page runs under a script policy of 'self'; a page refuses to be framed; the reports'
 CSV export comes from the server with formula-like text neutralised."""

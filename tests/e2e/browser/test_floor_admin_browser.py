@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from slotsys.settings import Settings
+from slotsys.kernel.settings import Settings
 from tests.e2e.browser.conftest import LiveServer, login, shot
 
 ASSET = "B001"
@@ -15,7 +15,7 @@ ASSET = "B001"
 @pytest.fixture(scope="module")
 def live(chromium_path, tmp_path_factory):
     """A floor of this module's own: the machine it enrols must not change the shared floor other screens count."""
-    import slotsys.bootstrap as bootstrap
+    import slotsys.app.bootstrap as bootstrap
     from tests.conftest import Api, _make_app
 
     shared = bootstrap._current  # the session floor's services: what its eager tasks and streams find again after

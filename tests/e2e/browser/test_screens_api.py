@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from slotsys.adapters.db import Machine
+from slotsys.floor.adapters.tables import Machine
 
 STREAM = "/api/v1/screens/jackpot-stream"
 
@@ -105,7 +105,7 @@ def test_stream_token_opens_the_jackpot_stream_and_nothing_else_does(api, app):
     assert api.as_machine("M001", "POST", "/api/v1/screens/stream-token", key=None).status_code == 401
     assert api.client.post("/api/v1/screens/stream-token").status_code == 401
     # a deactivated user's tokens stop working
-    from slotsys.adapters.db import StaffUser
+    from slotsys.staff.adapters.tables import StaffUser
 
     with app.extensions["slotsys"].uow() as uow:
         uow.session.query(StaffUser).filter_by(username="attendant").one().active = False

@@ -1,0 +1,97 @@
+"""Read-only API behind the screens (issue 10): the floor overview, a machine's detail, signage
+stream tokens and the token-authenticated jackpot stream, the cage's ticket check, par sheets.
+Thin: each route names the caller, checks the role and calls one service."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from apiflask import APIBlueprint
+from flask import Response, current_app, g, request
+from pydantic import Field
+
+from slotsys.kernel.api.common import AUTH_DOC, QueryModel, principal, services
+from slotsys.kernel.api.streaming import sse_response
+from slotsys.floor.read_model import FloorViewService
+from slotsys.app.screens import ScreensService
+from slotsys.kernel.checks import require_role
+
+bp = APIBlueprint("screens", __name__, url_prefix="/api/v1", tag="Screens")
+
+STREAM_ENDPOINT = "screens.jackpot_stream"  # authenticated by its stream token (app.PUBLIC_ENDPOINTS)
+
+
+def _svc() -> tuple[FloorViewService, ScreensService]:
+    ext = current_app.extensions
+    if "screens" not in ext:
+        ctx = services().ctx
+        ext["screens"] = (FloorViewService(ctx), ScreensService(ctx))
+    return ext["screens"]
+
+
+@bp.get("/floor/overview")
+@bp.doc(summary="The floor by zone and bank: each machine's state (idle, in play, carded, handpay, locked, "
+                "offline), credits and today's coin-in, coin-out, jackpots and hold (operator, attendant, auditor)",
+        **AUTH_DOC)
+def floor_overview():
+    require_role(principal(), "operator", "attendant", "auditor")
+    return _svc()[0].overview()
+
+
+@bp.get("/floor/machines/<asset>")
+@bp.doc(summary="A machine's meters, state and its last 10 games with their reel windows (operator, attendant, "
+                "auditor)", **AUTH_DOC)
+def floor_machine(asset: str):
+    require_role(principal(), "operator", "attendant", "auditor")
+    return _svc()[0].machine(asset)
+
+
+@bp.post("/screens/stream-token")
+@bp.doc(summary="A short-lived token (60 s) to open the jackpot stream from a browser's EventSource (staff)",
+        **AUTH_DOC)
+def stream_token():
+    return _svc()[1].stream_token(principal())
+
+
+@bp.get("/screens/jackpot-stream")
+@bp.doc(summary="Live jackpot meters and hits as Server-Sent Events, authenticated by ?token= from "
+                "POST /api/v1/screens/stream-token (same events as /api/v1/jackpots/stream)")
+def jackpot_stream():
+    screens, token = _svc()[1], request.args.get("token")
+    g.principal = screens.check_stream_token(token)
+    return sse_response(services(), recheck=lambda: screens.check_stream_token(token))
+
+
+@bp.get("/screens/tickets/<number>/check")
+@bp.doc(summary="What the cage would answer for a ticket now: payable, or the exact refusal (cashier, "
+                "supervisor; changes nothing)", **AUTH_DOC)
+def ticket_check(number: str):
+    return _svc()[1].ticket_check(principal(), number)
+
+
+@bp.get("/games")
+@bp.doc(summary="The game catalogue with its variations (operator, auditor)", **AUTH_DOC)
+def games():
+    require_role(principal(), "operator", "auditor")
+    return _svc()[1].games()
+
+
+class VariationQuery(QueryModel):
+    variation: Annotated[str, Field(max_length=20, description="a variation of the game, e.g. 92")] | None = None
+
+
+@bp.get("/games/<game_id>/par-sheet")
+@bp.input(VariationQuery, location="query", arg_name="query")
+@bp.doc(summary="A game's exact par sheet, ?variation=92 (operator, auditor)", **AUTH_DOC)
+def par_sheet(game_id: str, query: VariationQuery):
+    require_role(principal(), "operator", "auditor")
+    return _svc()[1].par_sheet(game_id, query.variation)
+
+
+@bp.get("/games/<game_id>/par-sheet/<chart>.png")
+@bp.input(VariationQuery, location="query", arg_name="query")
+@bp.doc(summary="A par-sheet chart as PNG: rtp, parts or awards; ?variation=92 (operator, auditor)", **AUTH_DOC)
+def par_chart(game_id: str, chart: str, query: VariationQuery):
+    require_role(principal(), "operator", "auditor")
+    png = _svc()[1].par_chart(game_id, query.variation, chart)
+    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, max-age=300"})

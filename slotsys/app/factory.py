@@ -1,0 +1,168 @@
+"""APIFlask application factory."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import structlog
+from apiflask import APIFlask
+from flask import g, request
+from werkzeug.exceptions import HTTPException
+
+from slotsys.server import admission, metrics
+from slotsys.app.api import guards
+from slotsys.kernel.api import problems
+from slotsys.kernel.api.common import principal
+from slotsys.app.bootstrap import build_services
+from slotsys.kernel.errors import DomainError
+from slotsys.kernel.logging import bind_machine, configure_logging
+from slotsys.kernel.settings import Settings, get_settings
+
+log = structlog.get_logger("slotsys.http")
+PUBLIC_ENDPOINTS = {"staff.login", "players.login", "screens.jackpot_stream"}  # every other /api/v1 endpoint needs a key or a token
+
+
+def _nul_in_url() -> str | None:
+    """The path variable or query parameter holding a NUL character, if any."""
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and "\x00" in value:
+            return name
+    if "\x00" in request.path:
+        return "path"
+    for name, value in request.args.items(multi=True):
+        if "\x00" in name or "\x00" in value:
+            return name.replace("\x00", "") or "query"
+    return None
+
+
+def create_app(settings: Settings | None = None) -> APIFlask:
+    settings = settings or get_settings()
+    configure_logging(settings.log_json, settings.log_level)
+    app = APIFlask("slotsys", title="Slot floor & jackpot system", version="1.0", spec_path="/openapi.json",
+                   docs_path="/docs")
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.url_map.converters["int"] = guards.IdConverter  # before any route: <int:…> outside INTEGER is a 422 (below)
+    app.json = guards.StrictJSONProvider(app)  # bodies: UTF-8 only, no duplicate keys (400 naming the key)
+    app.request_class = guards.StrictRequest
+    app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
+    app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # OPTIONS gets a 405 problem, not an empty 200
+    app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
+    app.spec_processor(problems.document_problems)  # errors are documented as problem+json
+    app.extensions["slotsys"] = build_services(settings)
+
+    from jackpot_controller.api.routes import bp as jackpots_bp
+    from slotsys.floor.api.admin import bp as floor_admin_bp
+    from slotsys.floor.api.machines import bp as machines_bp
+    from slotsys.floor.api.reported_games import bp as machine_games_bp
+    from slotsys.players.api.routes import bp as players_bp, machines_bp as player_machines_bp
+    from slotsys.staff.api.routes import bp as staff_bp
+    from slotsys.app.api.system import bp as system_bp
+    from table_games.api.routes import bp as tables_bp
+    from table_games.api.poker_room import bp as poker_bp  # issue 9: the poker room
+    app.register_blueprint(poker_bp)
+    from table_games.api.mahjong import bp as mahjong_bp  # issue 9: mahjong
+    app.register_blueprint(mahjong_bp)
+    from tito.api.routes import bp as tickets_bp
+
+    for bp in (system_bp, staff_bp, machines_bp, machine_games_bp, tickets_bp, jackpots_bp, players_bp, player_machines_bp,
+               tables_bp, floor_admin_bp):
+        app.register_blueprint(bp)
+    from slotsys.floor.api.catalogue import bp as administration_bp  # game approval, staff administration, audit log
+    app.register_blueprint(administration_bp)
+    from slotsys.floor.api.events import bp as floor_events_bp  # machine events, alerts, handpays
+    app.register_blueprint(floor_events_bp)
+    from slotsys.app.web.pages import register_screens  # issue 10: the pages + their read-only API
+    register_screens(app)
+    from slotsys.app.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN
+    register_api_docs(app)
+
+    @app.before_request
+    def _start():
+        g.t0 = time.perf_counter()
+        g.queue_wait = admission.queue_wait_s()  # behind AdmissionWorker, which already refused it if too long
+        rid = request.headers.get("X-Request-ID") or uuid.uuid4().hex
+        g.request_id = rid[:100]
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=g.request_id, method=request.method, path=request.path)
+        bind_machine((request.view_args or {}).get("asset"))  # every log line of a machine's request names it
+        if request.path.startswith("/api/v1/") and request.endpoint and request.endpoint not in PUBLIC_ENDPOINTS:
+            p = principal()  # authenticate before the body is even parsed: 401 comes first
+            if p.kind == "machine":
+                bind_machine(p.name)
+        nul = _nul_in_url()
+        if nul:  # PostgreSQL text cannot hold NUL: refuse it before any lookup
+            return problems.problem(400, "Bad request", f"{nul} must not contain the NUL character",
+                                    code="malformed-url", field=nul)
+        bad_id = guards.path_id_out_of_range(request.url_rule, request.view_args)
+        if bad_id:  # the id columns are INTEGER: never hand the database a number it cannot hold
+            return problems.problem(422, "The request is not valid", f"{bad_id} must be between 1 and {guards.MAX_ID:,}",
+                                    code="validation-failed", field=bad_id)
+        # body_length: Content-Length, or a chunked body read to at most the limit + 1 bytes (413 above it)
+        if request.method in ("POST", "PUT", "PATCH") and request.body_length() > 0 and not request.is_json:
+            return problems.problem(415, "Unsupported media type", "send the body as application/json (UTF-8)",
+                                    code="unsupported-media-type", field="Content-Type")
+        if request.method in ("POST", "PUT", "PATCH") and request.body_length() > 0:
+            request.get_json()  # parsed (and cached) before any route: malformed, non-UTF-8, duplicate keys → 400
+
+    @app.after_request
+    def _finish(resp):
+        resp.headers["X-Request-ID"] = g.get("request_id", "")
+        endpoint = request.endpoint or "unknown"
+        elapsed = time.perf_counter() - g.get("t0", time.perf_counter())
+        wait = g.get("queue_wait")
+        metrics.observe_request(endpoint, resp.status_code, elapsed, wait)
+        p = g.get("principal")
+        queued = {} if wait is None else {"queue_ms": round(wait * 1000, 2)}  # behind AdmissionWorker only
+        # W3C Server-Timing: the client (a machine's log, a browser's dev tools, bench/floor_wrk.lua) sees both parts
+        resp.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}" + (
+            f", queue;dur={wait * 1000:.2f}" if wait is not None else "")
+        guards.security_headers(resp, request.endpoint)
+        log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2), **queued,
+                 principal=p.id if p else None)
+        return resp
+
+    @app.error_processor
+    def _apiflask_error(err):
+        if err.status_code == 422 and isinstance(err.detail, dict) and err.detail:
+            return problems.from_validation(err.detail)
+        return problems.problem(err.status_code, err.message or "Error", str(err.detail or err.message or ""),
+                                code=str(err.status_code))
+
+    @app.errorhandler(DomainError)
+    def _domain_error(err: DomainError):
+        log.info("request.refused", code=err.code, detail=err.detail, field=err.field)
+        return problems.from_domain(err)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException):
+        if err.code == 400:
+            return problems.problem(400, "Bad request", "the request body is not valid JSON (UTF-8)", code="malformed-body",
+                                    field="body")
+        resp = problems.problem(err.code or 500, err.name, err.description or err.name, code=str(err.code))
+        if err.code == 413:
+            resp = problems.problem(413, err.name, f"the body is larger than {settings.max_body_bytes:,} bytes",
+                                    code="413", field="body")
+            resp.headers["Connection"] = "close"  # the oversized body was not read: do not reuse the connection
+        return resp
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(err: RecursionError):
+        return problems.problem(400, "Bad request", "the JSON body is nested too deeply", code="malformed-body", field="body")
+
+    @app.errorhandler(Exception)
+    def _unexpected(err: Exception):
+        log.error("request.failed", exc_info=err)
+        from sqlalchemy.exc import OperationalError
+
+        if isinstance(err, OperationalError):
+            return problems.problem(503, "Service unavailable", "the database is unavailable; retry with the same Idempotency-Key",
+                                    code="unavailable")
+        return problems.problem(500, "Internal error", "an unexpected error occurred; nothing was applied",
+                                code="internal", request_id=g.get("request_id"))
+
+    if settings.trusted_proxies:  # the client's address from the proxy's X-Forwarded-For (docs/proxy.md)
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies, x_proto=settings.trusted_proxies)
+    return app

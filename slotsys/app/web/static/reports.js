@@ -1,0 +1,111 @@
+/* Auditor reports: ticket liability, expired and voided tickets (tito reports), jackpot hits,
+ * machine meters. Any array of rows in a report becomes a table with its own CSV export, made by the
+ * server (the same URL + ?format=csv&table=NAME: slotsys/kernel/export.py, UTF-8 with BOM so spreadsheet
+ * programs read the Korean text, formula-like text cells neutralised with a leading '). */
+(function () {
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var SOURCES = {
+    outstanding: function () { return "/api/v1/tito/reports/outstanding"; },
+    expired: function (f, t) { return "/api/v1/tito/reports/expired?from=" + f + "&to=" + t; },
+    voided: function (f, t) { return "/api/v1/tito/reports/voided?from=" + f + "&to=" + t; },
+    hits: function () { return "/api/v1/jackpots/hits?limit=500"; },
+    meters: function () { return "/api/v1/floor"; }
+  };
+  var MONEY = /amount|coin_in|coin_out|jackpot_out|bills_in|tickets_in$|tickets_out$|credits|value|total|outstanding|paid|hold/;
+
+  function flat(obj, prefix, out) {
+    Object.keys(obj).forEach(function (k) {
+      var v = obj[k], key = prefix ? prefix + "." + k : k;
+      if (v && typeof v === "object" && !Array.isArray(v)) flat(v, key, out); else out[key] = Array.isArray(v) ? JSON.stringify(v) : v;
+    });
+    return out;
+  }
+  function tablesOf(obj, path, out) {  // every array of objects, with its path
+    Object.keys(obj || {}).forEach(function (k) {
+      var v = obj[k], p = path ? path + "." + k : k;
+      if (Array.isArray(v) && v.length && typeof v[0] === "object") {
+        var table = { name: p, rows: [] }, children = {};
+        out.push(table);
+        v.forEach(function (r) {  // nested lists of rows (e.g. tickets per issue date) become their own table
+          var own = {};
+          Object.keys(r).forEach(function (k) {
+            if (Array.isArray(r[k]) && r[k].length && typeof r[k][0] === "object") {
+              (children[k] = children[k] || []).push.apply(children[k], r[k].map(function (c) { return flat(c, "", {}); }));
+            } else own[k] = r[k];
+          });
+          table.rows.push(flat(own, "", {}));
+        });
+        Object.keys(children).forEach(function (k) { out.push({ name: p + "." + k, rows: children[k] }); });
+      }
+      else if (Array.isArray(v)) out.push({ name: p, rows: [] });
+      else if (v && typeof v === "object") tablesOf(v, p, out);
+    });
+    return out;
+  }
+  function scalars(obj, path, out) {
+    Object.keys(obj || {}).forEach(function (k) {
+      var v = obj[k], p = path ? path + "." + k : k;
+      if (v == null || typeof v !== "object") out.push([p, v]); else if (!Array.isArray(v)) scalars(v, p, out);
+    });
+    return out;
+  }
+  function cell(k, v) {
+    if (typeof v === "number" && MONEY.test(k) && !/count|ppm|cycle/.test(k)) return SS.won(v);
+    if (typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v)) return SS.when(v);
+    return v == null ? "" : String(v);
+  }
+  function csv(rows, cols) {  // the same rules as the server's export (OWASP CSV injection: leading ' on = + - @ tab CR)
+    var esc = function (v) {
+      var text = typeof v === "string" && /^[=+\-@\t\r]/.test(v);
+      v = v == null ? "" : String(v); if (text) v = "'" + v;
+      return /[",\n\r]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
+    };
+    return "\ufeff" + [cols.map(esc).join(",")].concat(rows.map(function (r) { return cols.map(function (c) { return esc(r[c]); }).join(","); })).join("\r\n") + "\r\n";
+  }
+  function download(name, blob) {
+    var a = SS.el("a", { href: URL.createObjectURL(blob), download: name });
+    document.body.appendChild(a); a.click(); a.remove();
+  }
+  function exportCsv(url, table, file) {  // the server's CSV of this table
+    $("error").textContent = "";
+    SS.api("GET", url + (url.indexOf("?") < 0 ? "?" : "&") + "format=csv&table=" + encodeURIComponent(table), null, { blob: true })
+      .then(function (b) { download(file, b); })
+      .catch(function (e) { $("error").textContent = SS.problemText(e); });
+  }
+  function render(kind, data, url) {
+    $("summary").replaceChildren(SS.el("dl", { cls: "kv", id: "report-summary" }, [].concat.apply([], scalars(data, "", []).map(function (kv) {
+      return [SS.el("dt", { text: kv[0] }), SS.el("dd", { text: cell(kv[0], kv[1]) })];
+    }))));
+    $("tables").replaceChildren.apply($("tables"), tablesOf(data, "", []).map(function (tb) {
+      var cols = []; tb.rows.forEach(function (r) { Object.keys(r).forEach(function (k) { if (cols.indexOf(k) < 0) cols.push(k); }); });
+      var file = "slotsys-" + kind + "-" + tb.name.replace(/\W+/g, "_") + "-" + $("from").value + "_" + $("to").value + ".csv";
+      return SS.el("div", { cls: "panel", "data-table": tb.name }, [
+        SS.el("h2", {}, [tb.name + " ", SS.el("span", { cls: "muted", text: "(" + tb.rows.length + " " + SS.t("rows") + ")" })]),
+        SS.el("button", { cls: "btn secondary csv", type: "button", "data-csv": tb.name, onclick: function () { exportCsv(url, tb.name, file); } }, [SS.t("csv")]),
+        SS.el("div", { style: "overflow:auto" }, [SS.el("table", {}, [
+          SS.el("thead", {}, [SS.el("tr", {}, cols.map(function (c) { return SS.el("th", { text: c }); }))]),
+          SS.el("tbody", {}, tb.rows.map(function (r) { return SS.el("tr", {}, cols.map(function (c) {
+            return SS.el("td", { cls: typeof r[c] === "number" ? "num" : "", text: cell(c, r[c]) }); })); }))])])
+      ]);
+    }));
+  }
+  function load() {
+    var kind = $("report").value;
+    $("error").textContent = "";
+    var url = SOURCES[kind]($("from").value, $("to").value);
+    SS.api("GET", url).then(function (d) { render(kind, d, url); })
+      .catch(function (e) { $("error").textContent = SS.problemText(e); });
+  }
+  function init() {
+    var today = new Date().toLocaleDateString("sv-SE", { timeZone: "Asia/Seoul" });
+    $("to").value = today;
+    var d = new Date(Date.now() - 30 * 864e5).toLocaleDateString("sv-SE", { timeZone: "Asia/Seoul" });
+    $("from").value = d;
+    $("load").addEventListener("click", load);
+    $("report").addEventListener("change", load);
+    load();
+  }
+  window.SSReports = { csv: csv };
+  document.addEventListener("DOMContentLoaded", function () { SS.requireLogin(["auditor"], init); });
+})();

@@ -1,0 +1,354 @@
+"""Machine use cases: bill-in, spin, cash-out, ticket-in, meters, game recall.
+
+Each runs in one transaction; money-moving ones are exactly-once per Idempotency-Key.
+Lock order in every transaction: machine row → jackpot level rows (id order; only when the
+jackpot fold runs in the spin, i.e. on SQLite) → ticket row → account rows (id order).
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from jackpot_controller.services import spin as jackpot
+from slotsys.floor.adapters.tables import Machine
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel import credits as promo
+from slotsys.kernel.errors import InsufficientFunds, MachineLocked, ValidationFailed
+from slotsys.floor.domain.evaluator import spin as play
+from slotsys.floor.domain.game import InvalidBet
+from slotsys.players.domain.loyalty import point_earning_coin_in
+from slotsys.floor.domain.machine_reports import require_mode
+from slotsys.kernel.money import MoneyError, require_won
+from slotsys.floor.games import load_game
+from slotsys.kernel.checks import require_machine
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.players.services import loyalty_play
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.server import metrics
+from tito.services import tickets as tito
+
+log = structlog.get_logger("slotsys.floor")
+
+BILL_DENOMINATIONS = (1_000, 5_000, 10_000, 50_000)  # Korean won notes accepted by the bill validators
+
+
+def _active(m: Machine) -> None:
+    if m.status != "active":
+        raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
+
+
+def _credits(uow, asset: str) -> int:
+    return uow.ledger.balance(accounts.machine_credits(asset))
+
+
+def stake(bet_won: int, meters: promo.Credits, field: str = "multiplier") -> promo.Stake:
+    """The bet staked from the credit meters (restricted promo first, then non-restricted, then cashable:
+    ``slotsys.kernel.credits.stake``). Raises ``InsufficientFunds`` (409 naming ``field``) when they cannot cover it."""
+    split = promo.stake(bet_won, meters)
+    if split is None:
+        raise InsufficientFunds(
+            f"credits ₩{meters.total:,} are less than the bet ₩{bet_won:,} (cashable ₩{meters.cashable:,}, "
+            f"restricted ₩{meters.restricted:,}, non-restricted ₩{meters.nonrestricted:,})",
+            field=field, credits=meters.to_dict(), bet=bet_won)
+    return split
+
+
+def account_game(uow, ctx: ServiceContext, m: Machine, *, meters: promo.Credits, carded: bool, option,
+                 split: promo.Stake, bet_won: int, win_won: int, outcome, od: dict, game_number: int, games: int = 1,
+                 games_won: int | None = None, guard: dict | None = None, game_id: str = "", kind: str = "machine.spin") -> dict:
+    """Account for one decided game (or, from meters, ``games`` games) on the locked machine ``m``, inside the
+    caller's transaction, whoever decided it (the spin, or the machine: ``slotsys.floor.services.reported_games``).
+
+    Posts ONE balanced ledger entry (``kind``: ``Dr`` each credit meter staked (``split``) / ``Cr
+    machine:<a>:hold``, then the win ``Dr hold / Cr machine:<a>:credits``; won), records the wager with the
+    jackpot controller (``outcome.progressive`` for progressive keys), adds the meters (coin-in, coin-out,
+    jackpot, games played (``games``) and won (``games_won``, default 1 if anything was won), promotional
+    played; ``game_seq`` set to ``game_number``), accrues the carded
+    player's points (``loyalty_play.on_game``), applies the award ``guard`` lock when given and keeps the recall
+    (``game_rounds``: ``od`` with the stake and each win's ``pay_won``). Returns ``{"entry", "jackpots"
+    (awards decided in this transaction), "jackpot_won", "credits_before", "credits" (cashable after),
+    "player"}``."""
+    asset = m.asset_number
+    before = meters.cashable
+    e = L.EntryBuilder(kind, f"game on {asset}")
+    e.add(debit=accounts.machine_restricted(asset), credit=accounts.machine_hold(asset), amount=split.restricted,
+          memo="coin-in restricted promo")
+    e.add(debit=accounts.machine_nonrestricted(asset), credit=accounts.machine_hold(asset), amount=split.nonrestricted,
+          memo="coin-in non-restricted promo")
+    e.add(debit=accounts.machine_credits(asset), credit=accounts.machine_hold(asset), amount=split.cashable, memo="coin-in")
+    e.add(debit=accounts.machine_hold(asset), credit=accounts.machine_credits(asset), amount=win_won, memo="coin-out")
+    entry_id = uow.ledger.post(e.build({"machine": asset, "game": game_number}))
+    # Jackpots: the wager joins the controller's ordered queue (no pool row is locked here);
+    # its awards are listed when the hit is decided in this transaction (embedded SQLite),
+    # otherwise the sequencer folds it within a second and pays any award as a bonus.
+    jp, jackpot_won = jackpot.on_wager(uow, ctx, m, bet_won, game_number, outcome)
+    after = before - split.cashable + win_won + jackpot_won
+    uow.machines.add_meters(
+        m, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=games,
+        games_won=games_won if games_won is not None else (1 if (win_won or jackpot_won) else 0),
+        restricted_played=split.restricted, nonrestricted_played=split.nonrestricted,
+        set_values={"game_seq": game_number},
+    )
+    # players: the carded session's meters (same deltas) and points (promotional coin-in earns
+    # none unless SLOTSYS_LOYALTY_PROMO_EARNS_POINTS); None when uncarded
+    player = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
+                                  now=ctx.clock.now(), carded=carded, games=games,
+                                  points_coin_in=point_earning_coin_in(
+                                      split.cashable, split.promotional,
+                                      promo_earns=ctx.settings.loyalty_promo_earns_points))
+    if split.promotional:
+        od["stake"] = split.to_dict()  # the recall shows what the promotional credits paid
+    for w in od.get("wins", []) + [w for f in od.get("free_games", []) for w in f["wins"]]:
+        w["pay_won"] = w["pay_credits"] * m.denomination
+    if guard:
+        m.status = "locked"
+        m.lock_reason = (f"award guard: game {game_number} won {guard['win_credits']} credits "
+                         f"(₩{guard['win_won']:,}) > max award {guard['max_award_credits']} credits")[:200]
+        od["award_guard"] = guard
+        log.warning("award_guard_lock", machine=asset, game=game_id, game_number=game_number, **guard)
+    uow.rounds.add(
+        machine_id=m.id, game_number=game_number, bet=option.to_dict(), bet_won=bet_won, win_won=win_won,
+        outcome=od, jackpots=jp, credits_before=before, credits_after=after, entry_id=entry_id,
+    )
+    return {"entry": entry_id, "jackpots": jp, "jackpot_won": jackpot_won, "credits_before": before,
+            "credits": after, "player": player}
+
+
+class FloorService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    # ------------------------------------------------------------ bill-in
+    def bill_in(self, principal: Principal, asset: str, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:
+        require_machine(principal, asset)
+        try:
+            amount = require_won(amount, field="amount")
+        except MoneyError as e:
+            raise ValidationFailed(str(e), field="amount") from None
+        if amount not in BILL_DENOMINATIONS:
+            raise ValidationFailed(
+                f"amount must be one note of {', '.join(f'{d:,}' for d in BILL_DENOMINATIONS)} won", field="amount"
+            )
+
+        def fn(uow) -> dict:
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            e = L.EntryBuilder("machine.bill_in", f"bill in {asset}")
+            e.add(debit=accounts.machine_drop(asset), credit=accounts.machine_credits(asset), amount=amount)
+            entry_id = uow.ledger.post(e.build({"machine": asset}))
+            uow.machines.add_meters(m.id, bills_in=amount)
+            return {"machine": asset, "amount": amount, "credits": _credits(uow, asset), "entry": entry_id}
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"bill-in/{asset}", amount), fn)
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ spin
+    def spin(self, principal: Principal, asset: str, bet: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Play one game. ``bet``: {"lines"|"reels": int, "multiplier": int, "choice": int | None}
+        (``choice``: the free-games configuration index; None → the game's default choice).
+
+        Response: game number, bet (credits and won), reel stops, the symbol window
+        ([row][reel]), each win (line or ways, symbol, count, pay in credits and won), the
+        total win, jackpot awards (decided in this transaction on SQLite; on PostgreSQL the sequencer
+        decides them within a second and pays them as bonuses: ``jackpot_controller.services.spin``),
+        credits (won) before and after, and ``player``: the carded
+        player's points after the game (``slotsys.players.services.loyalty_play.on_game``; null if uncarded).
+        Free games play inside the game: ``free_games`` lists each (stops, window, wins) and the
+        total includes them. Award guard: a total win above the game's ``max_award_credits`` is
+        credited not at all; the machine locks (status "locked", lock_reason with the raw values)
+        for attendant verification and ``award_guard`` carries the raw values.
+        Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine, 409
+        ``outcome_source`` for a machine in machine mode (it reports its own games).
+
+        Promotional credits (``slotsys.kernel.credits``, docs/promotional-credits.md): the bet is
+        staked from the restricted promo meter first, then the non-restricted one, then the
+        cashable one (``stake``: won from each); every win goes to the cashable meter. ``credits`` /
+        ``credits_before`` are the cashable meter; ``restricted_credits``, ``nonrestricted_credits``
+        and ``promo_credits`` (their sum) are after the game. Ledger: one entry, ``Dr`` each meter
+        staked / ``Cr machine:<a>:hold``, then the win ``Dr hold / Cr machine:<a>:credits``; meters
+        ``restricted_played`` / ``nonrestricted_played`` count the promotional part of coin-in.
+        """
+        require_machine(principal, asset)
+
+        def fn(uow) -> dict:
+            # the machine's row lock, then its credits and whether a player is carded in (two statements)
+            m, meters, carded = uow.machines.get_for_play(asset)
+            before = meters.cashable
+            _active(m)
+            require_mode(m.outcome_source, "server", asset)  # a machine-mode machine reports its own games
+            game = load_game(m.game_id)
+            try:
+                option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
+                choice = game.resolve_choice(bet.get("choice"))
+            except InvalidBet as e:
+                raise ValidationFailed(e.message, field=e.field) from None
+            bet_won = option.credits * m.denomination
+            if m.max_bet is not None and bet_won > m.max_bet:  # the machine's configured maximum bet (won)
+                raise ValidationFailed(f"bet ₩{bet_won:,} is above this machine's maximum bet ₩{m.max_bet:,}",
+                                       field="multiplier", max_bet=m.max_bet)
+            split = stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
+            outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
+            # award guard: an award above the game's maximum is never credited; the machine locks
+            guard = None
+            if outcome.exceeds_max_award:
+                guard = {"win_credits": outcome.total_win_credits, "max_award_credits": outcome.max_award_credits,
+                         "win_won": outcome.total_win_credits * m.denomination, "stops": list(outcome.stops)}
+            win_won = 0 if guard else outcome.total_win_credits * m.denomination
+            game_number = m.game_seq + 1
+            od = outcome.to_dict()
+            acc = account_game(uow, self.ctx, m, meters=meters, carded=carded, option=option, split=split,
+                               bet_won=bet_won, win_won=win_won, outcome=outcome, od=od, game_number=game_number,
+                               guard=guard, game_id=game.id)
+            jp, entry_id, after = acc["jackpots"], acc["entry"], acc["credits"]
+            carded = acc["player"]
+            return {
+                "machine": asset,
+                "game_number": game_number,
+                "game": game.id,
+                "denomination": m.denomination,
+                "bet": {**option.to_dict(), "won": bet_won},
+                "stops": od["stops"],
+                "window": od["window"],
+                "wins": od["wins"],
+                "free_games_awarded": outcome.free_games_awarded,
+                "choice": outcome.choice,
+                "free_games": od["free_games"],
+                "progressive": list(outcome.progressive),
+                "award_guard": guard,
+                "total_win_credits": outcome.total_win_credits,
+                "total_win": win_won,
+                "jackpots": jp,
+                "credits_before": before,
+                "credits": after,
+                "stake": split.to_dict(),
+                "restricted_credits": meters.restricted - split.restricted,
+                "nonrestricted_credits": meters.nonrestricted - split.nonrestricted,
+                "promo_credits": meters.promotional - split.promotional,
+                "entry": entry_id,
+                "player": carded,
+            }
+
+        # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn,
+                     write_behind=True)
+        metrics.record_spin(r)  # after the commit; nothing for a replay
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ cash-out
+    def cash_out(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Cash out all credits: one TITO ticket per credit type (cashable, promotional).
+
+        Response ``{"machine", "ticket" (the first), "tickets", "credits", "promo_credits"}``;
+        409 if there are no credits, 409 ``handpay-required`` above the ticket limit
+        (see ``tito.services.tickets.cash_out_machine``).
+        """
+        require_machine(principal, asset)
+
+        def fn(uow) -> dict:
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            return tito.cash_out_machine(uow, self.ctx, m)
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"cash-out/{asset}", None), fn, status=201)
+        return r.status, r.body, r.replayed
+
+    # ------------------------------------------------------------ ticket-in
+    def ticket_in(self, principal: Principal, asset: str, validation_number: object, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Credit a ticket (printed by any machine) onto this machine, exactly once: the
+        single-call form of the two-phase ticket-in (``tito.services.machine_in``)."""
+        from tito.services.machine_in import MachineTicketIn
+
+        return MachineTicketIn(self.ctx).single(principal, asset, validation_number, idem_key)
+
+    # ------------------------------------------------------------ reads
+    def meters(self, principal: Principal, asset: str) -> dict:
+        if principal.kind == "machine":
+            require_machine(principal, asset)
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
+            credits = uow.machines.credits(asset)  # the three credit meters, one statement
+            return machine_view(m, credits.cashable, bet_options=True, meters=credits)
+
+    def recall(self, principal: Principal, asset: str, limit: int = 10) -> dict:
+        """The last ``limit`` (≤ 10) games with stops, window, bet, wins and jackpots (GLI-11 recall)."""
+        if principal.kind == "machine":
+            require_machine(principal, asset)
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
+            rounds = uow.rounds.recent(m.id, min(max(limit, 1), 10))
+            return {
+                "machine": asset,
+                "games": [
+                    {
+                        "game_number": r.game_number,
+                        "at": r.created_at.isoformat(),
+                        "bet": r.bet,
+                        "bet_won": r.bet_won,
+                        "win_won": r.win_won,
+                        "stops": r.outcome.get("stops"),
+                        "window": r.outcome.get("window"),
+                        "wins": r.outcome.get("wins"),
+                        "jackpots": r.jackpots,
+                        "credits_before": r.credits_before,
+                        "credits_after": r.credits_after,
+                        # won staked from each credit meter (rounds before promotional play: all cashable)
+                        "stake": r.outcome.get("stake") or {"restricted": 0, "nonrestricted": 0, "cashable": r.bet_won},
+                    }
+                    for r in rounds
+                ],
+            }
+
+    def floor(self) -> dict:
+        with self.ctx.uow(readonly=True) as uow:
+            machines = uow.machines.all()
+            return {
+                "zones": [{"code": z.code, "name": z.name} for z in uow.machines.zones()],
+                "machines": [machine_view(m, _credits(uow, m.asset_number)) for m in machines],
+            }
+
+
+def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False, meters: promo.Credits | None = None) -> dict:
+    """A machine as the API shows it: ``credits`` (cashable, won) and, given its ``meters``, the
+    promotional credits (``restricted_credits``, ``nonrestricted_credits``, ``promo_credits``);
+    ``meters``: coin-in split into cashable / restricted / non-restricted promotional (SAS
+    "credits played" meters), the credit limit (won; the floor default when the machine has none)."""
+    from tito.services.machine_in import credit_limit  # tito imports this module
+
+    game = load_game(m.game_id)
+    view = {
+        "asset": m.asset_number,
+        "zone": m.zone,
+        "bank": m.bank,
+        "denomination": m.denomination,
+        "game": m.game_id,
+        "game_name": game.name,
+        "game_kind": game.kind,
+        "variation": m.variation or game.default_variation,
+        "status": m.status,
+        "outcome_source": m.outcome_source,  # server: spins; machine: it reports its own games
+        "credits": credits_won,
+        "meters": {
+            "coin_in": m.coin_in,
+            "coin_out": m.coin_out,
+            "jackpot_out": m.jackpot_out,
+            "games_played": m.games_played,
+            "games_won": m.games_won,
+            "bills_in": m.bills_in,
+            "tickets_in": m.tickets_in,
+            "tickets_in_count": m.tickets_in_count,
+            "tickets_out": m.tickets_out,
+            "tickets_out_count": m.tickets_out_count,
+            "game_number": m.game_seq,
+            "cashable_coin_in": m.coin_in - (m.restricted_played or 0) - (m.nonrestricted_played or 0),
+            "restricted_coin_in": m.restricted_played or 0,
+            "nonrestricted_coin_in": m.nonrestricted_played or 0,
+        },
+        "credit_limit": credit_limit(m),
+    }
+    if meters is not None:
+        view.update(restricted_credits=meters.restricted, nonrestricted_credits=meters.nonrestricted,
+                    promo_credits=meters.promotional)
+    if bet_options:
+        view["bet_options"] = [o.to_dict() for o in game.bet_options()]
+    return view

@@ -1,0 +1,62 @@
+"""Idempotency records: one row per (principal, Idempotency-Key), written in the same
+transaction as the money movement it guards."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from slotsys.kernel.adapters.db import IdempotencyRecord, execute_or_defer, utcnow
+
+
+_T = IdempotencyRecord.__table__
+# Built once per dialect (compiled forms are cached): the claim is an INSERT … ON CONFLICT DO NOTHING.
+_CLAIM = {
+    name: ins(_T).on_conflict_do_nothing(index_elements=["principal", "key"]).returning(_T.c.id)
+    for name, ins in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
+}
+_COMPLETE = update(_T).where(_T.c.id == bindparam("rid"))
+
+
+class IdempotencyRepo:
+    def __init__(self, session: Session) -> None:
+        self.s = session
+
+    def claim(self, principal: str, key: str, fingerprint: str) -> int | None:
+        """Insert the placeholder row; ``None`` when the key is already taken.
+
+        On PostgreSQL a concurrent uncommitted claim of the same key makes this wait
+        until that transaction ends (unique index), so two requests never both proceed.
+        """
+        dialect = self.s.get_bind().dialect.name
+        stmt = _CLAIM[dialect] if dialect in _CLAIM else _CLAIM["sqlite"]
+        params = {"principal": principal, "key": key, "fingerprint": fingerprint, "created_at": utcnow()}
+        return self.s.connection().execute(stmt, params).scalar_one_or_none()
+
+    def get(self, principal: str, key: str) -> IdempotencyRecord | None:
+        return self.s.scalar(
+            select(IdempotencyRecord).where(IdempotencyRecord.principal == principal, IdempotencyRecord.key == key)
+        )
+
+    def complete(self, record_id: int, status_code: int, response: dict) -> None:
+        execute_or_defer(self.s, _COMPLETE, {"rid": record_id, "status_code": status_code, "response": response})
+
+    def purge_batch(self, cutoff: datetime, limit: int) -> int:
+        """Delete at most ``limit`` records created before ``cutoff`` (oldest first); returns how many.
+
+        One statement, ``DELETE … WHERE id IN (SELECT id … WHERE created_at < :cutoff ORDER BY created_at
+        LIMIT :n)``, an index range scan on ``ix_idempotency_records_created_at`` (migration 0016). On
+        PostgreSQL the inner SELECT takes ``FOR UPDATE SKIP LOCKED``, so two purges running at once (beat and
+        an operator's CLI) split the rows instead of waiting on each other.
+        """
+        sub = select(_T.c.id).where(_T.c.created_at < cutoff).order_by(_T.c.created_at).limit(limit)
+        if self.s.get_bind().dialect.name == "postgresql":
+            sub = sub.with_for_update(skip_locked=True)
+        return self.s.execute(delete(_T).where(_T.c.id.in_(sub.scalar_subquery()))).rowcount
+
+    def count_older(self, cutoff: datetime) -> int:
+        """How many records were created before ``cutoff`` (the dry run's figure; an index-only count)."""
+        return self.s.scalar(select(func.count()).select_from(_T).where(_T.c.created_at < cutoff))

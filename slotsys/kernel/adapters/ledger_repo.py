@@ -1,0 +1,171 @@
+"""Ledger persistence: accounts with cached balances, append-only journal and postings."""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, bindparam, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from slotsys.kernel.adapters.db import Account, JournalEntryRow, PostingRow, execute_or_defer, utcnow
+from slotsys.kernel.errors import InsufficientFunds, NotFound
+from slotsys.kernel.ledger import AccountType, JournalEntry
+
+
+_ACCOUNTS = Account.__table__  # hot-path statements use the Core table (no ORM persistence layer)
+_ENTRIES = JournalEntryRow.__table__
+# Built once (SQLAlchemy caches their compiled form); run on the session's connection.
+_ADD_TO_BALANCE = (
+    update(_ACCOUNTS)
+    .where(_ACCOUNTS.c.id == bindparam("acc_id"))
+    .values(balance=_ACCOUNTS.c.balance + bindparam("delta", type_=BigInteger()))
+    .returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign, _ACCOUNTS.c.non_negative)
+)
+_NEW_ENTRY = insert(_ENTRIES).returning(_ENTRIES.c.id)
+_NEW_POSTINGS = insert(PostingRow.__table__).inline()
+_BALANCE_OF = select(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign).where(_ACCOUNTS.c.code == bindparam("code"))
+
+
+class LedgerRepo:
+    # Account ids never change once created: cache code → id per database for the process.
+    _id_cache: dict[str, dict[str, int]] = {}
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self._ids = self._id_cache.setdefault(str(session.get_bind().url), {})
+        # normal balance of each account this transaction posted to, as its UPDATE … RETURNING
+        # reported it (the row stays locked until the transaction ends, so it cannot change under us)
+        self._after: dict[str, int] = {}
+        self._created: dict[str, int] = {}  # accounts this transaction created (ids cached once committed)
+
+    def forget(self, *, committed: bool = False) -> None:
+        """End of the transaction: drop the balances remembered from its postings; the ids of the
+        accounts it created join the process-wide cache if it ``committed``, else are forgotten."""
+        self._after.clear()
+        if committed:
+            self._ids.update(self._created)
+        self._created.clear()
+
+    # -- accounts
+    def ensure_account(self, code: str, type_: AccountType, *, non_negative: bool = False) -> int:
+        acc_id = self._ids.get(code) or self._created.get(code) or self.s.scalar(select(Account.id).where(Account.code == code))
+        if acc_id is None:
+            acc = Account(code=code, type=type_.value, normal_sign=type_.normal_sign, non_negative=non_negative, balance=0)
+            self.s.add(acc)
+            self.s.flush()
+            # not in the process-wide cache until committed: a rollback would leave it naming no row
+            self._created[code] = acc.id
+            return acc.id
+        if code not in self._created:
+            self._ids[code] = acc_id
+        return acc_id
+
+    def account_id(self, code: str) -> int:
+        acc_id = self._ids.get(code) or self._created.get(code)
+        if acc_id is None:
+            acc_id = self.s.scalar(select(Account.id).where(Account.code == code))
+            if acc_id is None:
+                raise NotFound(f"account {code!r} does not exist")
+            self._ids[code] = acc_id
+        return acc_id
+
+    def balance(self, code: str) -> int:
+        """Normal balance in won (credits on a credit meter are positive). An account this
+        transaction has posted to answers from its posting's RETURNING, without a round trip."""
+        if code in self._after:
+            return self._after[code]
+        row = self.s.connection().execute(_BALANCE_OF, {"code": code}).one_or_none()
+        if row is None:
+            raise NotFound(f"account {code!r} does not exist")
+        return row.balance * row.normal_sign
+
+    # -- posting
+    def post(self, entry: JournalEntry, *, labels: dict[str, str] | None = None) -> int:
+        """Apply a balanced entry atomically; returns the journal entry id.
+
+        Balance updates are issued in account-id order (a fixed lock order, so concurrent
+        entries cannot deadlock on account rows). Raises InsufficientFunds, naming the
+        account, when a non-negative account would go below zero; the caller's
+        transaction must then be rolled back.
+        """
+        net = entry.net_by_account()  # accounts whose net change is zero need no balance update
+        ids = {p.account: self.account_id(p.account) for p in entry.postings}
+        conn = self.s.connection()
+        after: dict[str, int] = {}
+        for code in sorted(net, key=lambda c: ids[c]):
+            label = (labels or {}).get(code, code)
+            try:
+                row = conn.execute(_ADD_TO_BALANCE, {"acc_id": ids[code], "delta": net[code]}).one()
+            except IntegrityError:  # the database's CHECK (non-negative) refused it
+                raise InsufficientFunds(f"{label} would go below zero", account=code) from None
+            if row.non_negative and row.balance * row.normal_sign < 0:
+                raise InsufficientFunds(
+                    f"{label} would go below zero (short by {-row.balance * row.normal_sign} won)",
+                    account=code,
+                )
+            after[code] = row.balance * row.normal_sign
+        entry_id = conn.execute(
+            _NEW_ENTRY, {"kind": entry.kind, "memo": entry.memo[:200], "refs": entry.refs, "created_at": utcnow()}
+        ).scalar_one()
+        execute_or_defer(
+            self.s,
+            _NEW_POSTINGS,
+            [
+                {"entry_id": entry_id, "account_id": ids[p.account], "amount": p.amount, "memo": p.memo[:80]}
+                for p in entry.postings
+            ],
+        )
+        self._after.update(after)  # only once the whole entry is applied
+        return entry_id
+
+    # -- audit
+    def audit(self) -> dict:
+        """Prove the books: the sum over all accounts is zero and each cached balance equals its postings."""
+        total_cached = self.s.scalar(select(func.coalesce(func.sum(Account.balance), 0)))
+        total_postings = self.s.scalar(select(func.coalesce(func.sum(PostingRow.amount), 0)))
+        sums = (
+            select(PostingRow.account_id, func.sum(PostingRow.amount).label("s"))
+            .group_by(PostingRow.account_id)
+            .subquery()
+        )
+        rows = self.s.execute(
+            select(Account.code, Account.balance, func.coalesce(sums.c.s, 0))
+            .outerjoin(sums, sums.c.account_id == Account.id)
+        ).all()
+        mismatches = [
+            {"account": code, "cached": int(bal), "postings": int(ps)} for code, bal, ps in rows if int(bal) != int(ps)
+        ]
+        negative = self.s.execute(
+            select(Account.code, Account.balance * Account.normal_sign).where(
+                Account.non_negative.is_(True), Account.balance * Account.normal_sign < 0
+            )
+        ).all()
+        unbalanced = self.s.execute(
+            select(PostingRow.entry_id).group_by(PostingRow.entry_id).having(func.sum(PostingRow.amount) != 0).limit(20)
+        ).scalars().all()
+        entries = self.s.scalar(select(func.count(JournalEntryRow.id)))
+        return {
+            "balanced": int(total_cached) == 0 and int(total_postings) == 0 and not mismatches and not negative and not unbalanced,
+            "sum_of_balances": int(total_cached),
+            "sum_of_postings": int(total_postings),
+            "accounts": len(rows),
+            "journal_entries": int(entries or 0),
+            "cached_balance_mismatches": mismatches[:20],
+            "negative_balances": [{"account": c, "balance": int(b)} for c, b in negative][:20],
+            "unbalanced_entries": [int(e) for e in unbalanced],
+        }
+
+    def statement(self, code: str, limit: int = 50) -> list[dict]:
+        acc = self.s.execute(select(Account.id, Account.normal_sign).where(Account.code == code)).one_or_none()
+        if acc is None:
+            raise NotFound(f"account {code!r} does not exist")
+        rows = self.s.execute(
+            select(JournalEntryRow.id, JournalEntryRow.kind, JournalEntryRow.created_at, PostingRow.amount, PostingRow.memo)
+            .join(PostingRow, PostingRow.entry_id == JournalEntryRow.id)
+            .where(PostingRow.account_id == acc.id)
+            .order_by(JournalEntryRow.id.desc(), PostingRow.id.desc())
+            .limit(limit)
+        ).all()
+        return [
+            {"entry": r.id, "kind": r.kind, "at": r.created_at.isoformat(), "amount": int(r.amount) * acc.normal_sign, "memo": r.memo}
+            for r in rows
+        ]

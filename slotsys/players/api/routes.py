@@ -1,0 +1,351 @@
+"""Players API: the player club, the cage and the pit (staff), the player (player token), and the
+machine side of carded play (machine key). Thin routes: the rules are in the services.
+
+Money-moving and points-moving POSTs need an ``Idempotency-Key``; those spending a player's
+money or points also need the card number and PIN.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from apiflask import APIBlueprint
+from pydantic import Field
+
+from slotsys.kernel.api.common import (
+    AUTH_DOC,
+    Limit,
+    QueryModel,
+    StrictModel,
+    Won,
+    idem_key,
+    player_token_hook,
+    principal,
+    reply,
+    services,
+)
+from slotsys.kernel.context import Principal
+from slotsys.players.services.players import PlayerService
+from slotsys.players.services.sessions import SessionService
+
+bp = APIBlueprint("players", __name__, url_prefix="/api/v1/players", tag="Players")
+machines_bp = APIBlueprint("player_machines", __name__, url_prefix="/api/v1/machines", tag="Players at machines")
+
+CardNumber = Annotated[str, Field(min_length=1, max_length=32, description="16-digit card number")]
+Pin = Annotated[str, Field(min_length=1, max_length=12, description="4-6 digits")]
+Points = Annotated[int, Field(strict=True, gt=0, le=10**9, description="whole points")]
+Count = Annotated[int, Field(strict=True, ge=0, le=10**12)]
+
+
+def players() -> PlayerService:
+    return PlayerService(services().ctx)
+
+
+def sessions() -> SessionService:
+    return SessionService(services().ctx)
+
+
+# Endpoints a player may call with their own token (``pl_…``, from /players/login).
+PLAYER_ENDPOINTS = {"players.view", "players.session_history", "players.points", "players.statement",
+                    "players.card_lost"}
+
+
+bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))
+
+
+def caller() -> Principal:
+    """The player (player token) or the usual machine key / staff token."""
+    return principal()
+
+
+# ------------------------------------------------------------------ models
+class EnrolIn(StrictModel):
+    name: str
+    pin: Pin
+
+
+class PinIn(StrictModel):
+    pin: Pin
+
+
+class CardIn(StrictModel):
+    card_number: CardNumber
+
+
+class LoginIn(StrictModel):
+    card_number: CardNumber
+    pin: Pin
+
+
+class AmountIn(StrictModel):
+    amount: Won
+
+
+class WithdrawIn(StrictModel):
+    card_number: CardNumber
+    pin: Pin
+    amount: Won
+
+
+class RedeemIn(StrictModel):
+    card_number: CardNumber
+    pin: Pin
+    points: Points
+    kind: Literal["promo", "cash"]
+
+
+class RatingIn(StrictModel):
+    table: str
+    area: str
+    game: str
+    average_bet: Won
+    minutes: Annotated[int, Field(strict=True, gt=0, le=24 * 60)]
+    decisions_per_hour: Annotated[int, Field(strict=True, gt=0, le=1_000)]
+    house_edge_ppm: Annotated[int, Field(strict=True, gt=0, lt=1_000_000)]
+
+
+class TransferIn(StrictModel):
+    card_number: CardNumber
+    pin: Pin
+    amount: Won
+    kind: Literal["cashable", "promo"] = "cashable"
+
+
+class CashOutIn(StrictModel):
+    card_number: CardNumber
+    pin: Pin
+
+
+class ProgramIn(StrictModel):
+    points_idle_days: Count | None = None
+    promo_won_per_point: Count | None = None
+    cash_won_per_point: Count | None = None
+    per_transfer_max_won: Count | None = None
+    daily_to_machine_max_won: Count | None = None
+    daily_to_wallet_max_won: Count | None = None
+    gaming_day_start_hour_utc: Count | None = None
+    redemption_hold_seconds: Count | None = None
+
+
+class RuleIn(StrictModel):
+    scope: Literal["default", "zone", "machine", "table"]
+    key: Annotated[str, Field(max_length=40)] = ""
+    basis: Literal["coin_in", "theo"]
+    won_per_point: Annotated[int, Field(strict=True, gt=0, le=10**9)]
+
+
+class TierIn(StrictModel):
+    name: str
+    threshold_points: Count
+    multiplier_permille: Annotated[int, Field(strict=True, gt=0, le=100_000)]
+
+
+class FindQuery(QueryModel):
+    card_number: CardNumber | None = None
+
+
+class ListQuery(QueryModel):
+    limit: Limit(500) = 50
+
+
+class PointsQuery(QueryModel):
+    limit: Limit(500) = 100
+
+
+class StatementQuery(ListQuery):
+    wallet: Literal["cashable", "promo"] = "cashable"
+
+
+# ------------------------------------------------------------------ player club, cage, pit
+@bp.post("")
+@bp.input(EnrolIn, arg_name="body")
+@bp.doc(summary="Enrol a player with a card and PIN (host); needs Idempotency-Key", **AUTH_DOC)
+def enrol(body: EnrolIn):
+    return reply(*players().enrol(principal(), body.name, body.pin, idem_key()))
+
+
+@bp.get("")
+@bp.input(FindQuery, location="query", arg_name="query")
+@bp.doc(summary="Find a player by card number: ?card_number= (host, cashier, pit, auditor)", **AUTH_DOC)
+def find(query: FindQuery):
+    return players().find_by_card(principal(), query.card_number)
+
+
+@bp.post("/login")
+@bp.input(LoginIn, arg_name="body")
+@bp.doc(summary="Player login with card number + PIN: a read-only player token (pl_…)")
+def login(body: LoginIn):
+    return players().login(body.card_number, body.pin)
+
+
+@bp.get("/config")
+@bp.doc(summary="Program settings, tiers and accrual rules (host, pit, auditor)", **AUTH_DOC)
+def config():
+    return players().config(principal())
+
+
+@bp.patch("/config/program")
+@bp.input(ProgramIn, arg_name="body")
+@bp.doc(summary="Change program settings: rates, limits, idle days, hold time (admin)", **AUTH_DOC)
+def update_program(body: ProgramIn):
+    return players().update_program(principal(), body.model_dump(exclude_none=True))
+
+
+@bp.put("/config/rules")
+@bp.input(RuleIn, arg_name="body")
+@bp.doc(summary="Create or replace the accrual rule of a scope (admin)", **AUTH_DOC)
+def put_rule(body: RuleIn):
+    return players().put_rule(principal(), body.scope, body.key, body.basis, body.won_per_point)
+
+
+@bp.put("/config/tiers/<code>")
+@bp.input(TierIn, arg_name="body")
+@bp.doc(summary="Create or change a tier (admin)", **AUTH_DOC)
+def put_tier(code: str, body: TierIn):
+    return players().put_tier(principal(), code[:20], body.name, body.threshold_points, body.multiplier_permille)
+
+
+@bp.post("/expire-points")
+@bp.doc(summary="Expire the points of idle players now (admin; also done on each player's next activity)", **AUTH_DOC)
+def expire_points():
+    return players().expire_idle(principal())
+
+
+@bp.post("/cards/<card_number>/lost")
+@bp.doc(summary="Report a card lost (host, or the card's player)", **AUTH_DOC)
+def card_lost(card_number: str):
+    return players().set_card_status(caller(), card_number, "lost")
+
+
+@bp.post("/cards/<card_number>/unblock")
+@bp.doc(summary="Unblock a card blocked by wrong PINs (host)", **AUTH_DOC)
+def card_unblock(card_number: str):
+    return players().set_card_status(principal(), card_number, "unblock")
+
+
+@bp.get("/<int:player_id>")
+@bp.doc(summary="Balance, points, tier, cards and open session (the player, or host/cashier/pit/auditor)", **AUTH_DOC)
+def view(player_id: int):
+    return players().view(caller(), player_id)
+
+
+@bp.get("/<int:player_id>/sessions")
+@bp.input(ListQuery, location="query", arg_name="query")
+@bp.doc(summary="Session history: machine sessions with meters, table ratings, transfers; ?limit=1..500 (default 50)",
+        **AUTH_DOC)
+def session_history(player_id: int, query: ListQuery):
+    return players().sessions(caller(), player_id, query.limit)
+
+
+@bp.get("/<int:player_id>/points")
+@bp.input(PointsQuery, location="query", arg_name="query")
+@bp.doc(summary="The points journal (milli-points); ?limit=1..500 (default 100)", **AUTH_DOC)
+def points(player_id: int, query: PointsQuery):
+    return players().points(caller(), player_id, query.limit)
+
+
+@bp.get("/<int:player_id>/statement")
+@bp.input(StatementQuery, location="query", arg_name="query")
+@bp.doc(summary="Ledger entries on the wallet: ?wallet=cashable|promo&limit=1..500 (default 50)", **AUTH_DOC)
+def statement(player_id: int, query: StatementQuery):
+    return players().statement(caller(), player_id, query.wallet, query.limit)
+
+
+@bp.post("/<int:player_id>/cards")
+@bp.input(PinIn, arg_name="body")
+@bp.doc(summary="Issue a replacement card with a new PIN (host); needs Idempotency-Key", **AUTH_DOC)
+def issue_card(player_id: int, body: PinIn):
+    return reply(*players().issue_card(principal(), player_id, body.pin, idem_key()))
+
+
+@bp.post("/<int:player_id>/deposit")
+@bp.input(AmountIn, arg_name="body")
+@bp.doc(summary="Cash into the cashable wallet from the cashier's drawer (cashier); needs Idempotency-Key", **AUTH_DOC)
+def deposit(player_id: int, body: AmountIn):
+    return reply(*players().deposit(principal(), player_id, body.amount, idem_key()))
+
+
+@bp.post("/<int:player_id>/withdraw")
+@bp.input(WithdrawIn, arg_name="body")
+@bp.doc(summary="Cash out of the cashable wallet (cashier; card + PIN); needs Idempotency-Key", **AUTH_DOC)
+def withdraw(player_id: int, body: WithdrawIn):
+    return reply(*players().withdraw(principal(), player_id, body.model_dump(), idem_key()))
+
+
+@bp.post("/<int:player_id>/redeem")
+@bp.input(RedeemIn, arg_name="body")
+@bp.doc(summary="Redeem points to the promo or cashable wallet (host, cashier; card + PIN); needs Idempotency-Key",
+        **AUTH_DOC)
+def redeem(player_id: int, body: RedeemIn):
+    return reply(*players().redeem_to_wallet(principal(), player_id, body.model_dump(), idem_key()))
+
+
+@bp.post("/<int:player_id>/ratings")
+@bp.input(RatingIn, arg_name="body")
+@bp.doc(summary="Rate table play into theoretical win and points (pit); needs Idempotency-Key", **AUTH_DOC)
+def rate(player_id: int, body: RatingIn):
+    return reply(*players().rate(principal(), player_id, body.model_dump(), idem_key()))
+
+
+# ------------------------------------------------------------------ at a machine (machine key)
+@machines_bp.post("/<asset>/card-in")
+@machines_bp.input(CardIn, arg_name="body")
+@machines_bp.doc(summary="A player card is inserted: open a session; needs Idempotency-Key", **AUTH_DOC)
+def card_in(asset: str, body: CardIn):
+    return reply(*sessions().card_in(principal(), asset, body.card_number, idem_key()))
+
+
+@machines_bp.post("/<asset>/card-out")
+@machines_bp.doc(summary="The card is removed (or an attendant/host ends an abandoned session); needs Idempotency-Key",
+                 **AUTH_DOC)
+def card_out(asset: str):
+    return reply(*sessions().card_out(principal(), asset, idem_key()))
+
+
+@machines_bp.get("/<asset>/session")
+@machines_bp.doc(summary="The machine's carded session, if any", **AUTH_DOC)
+def current_session(asset: str):
+    return sessions().current(principal(), asset)
+
+
+@machines_bp.post("/<asset>/wallet/to-machine")
+@machines_bp.input(TransferIn, arg_name="body")
+@machines_bp.doc(summary="Cashless transfer wallet → machine (card + PIN); needs Idempotency-Key", **AUTH_DOC)
+def to_machine(asset: str, body: TransferIn):
+    return reply(*sessions().to_machine(principal(), asset, body.model_dump(), idem_key()))
+
+
+@machines_bp.post("/<asset>/wallet/to-wallet")
+@machines_bp.input(TransferIn, arg_name="body")
+@machines_bp.doc(summary="Cashless transfer machine → wallet (card + PIN); needs Idempotency-Key", **AUTH_DOC)
+def to_wallet(asset: str, body: TransferIn):
+    return reply(*sessions().to_wallet(principal(), asset, body.model_dump(), idem_key()))
+
+
+@machines_bp.post("/<asset>/wallet/cash-out")
+@machines_bp.input(CashOutIn, arg_name="body")
+@machines_bp.doc(summary="Cash out every credit to the carded player's wallet instead of a ticket; needs Idempotency-Key",
+                 **AUTH_DOC)
+def cash_out_to_wallet(asset: str, body: CashOutIn):
+    return reply(*sessions().cash_out_to_wallet(principal(), asset, body.model_dump(), idem_key()))
+
+
+@machines_bp.post("/<asset>/redemptions")
+@machines_bp.input(RedeemIn, arg_name="body")
+@machines_bp.doc(summary="Phase 1: hold points for credits on this machine (card + PIN); needs Idempotency-Key",
+                 **AUTH_DOC)
+def redeem_request(asset: str, body: RedeemIn):
+    return reply(*sessions().redeem_request(principal(), asset, body.model_dump(), idem_key()))
+
+
+@machines_bp.post("/<asset>/redemptions/<int:redemption_id>/ack")
+@machines_bp.doc(summary="Phase 2: the machine took the credits; the points are debited; needs Idempotency-Key",
+                 **AUTH_DOC)
+def redeem_ack(asset: str, redemption_id: int):
+    return reply(*sessions().redeem_ack(principal(), asset, redemption_id, idem_key()))
+
+
+@machines_bp.post("/<asset>/redemptions/<int:redemption_id>/cancel")
+@machines_bp.doc(summary="The machine could not take the credits: release the hold; needs Idempotency-Key", **AUTH_DOC)
+def redeem_cancel(asset: str, redemption_id: int):
+    return reply(*sessions().redeem_cancel(principal(), asset, redemption_id, idem_key()))

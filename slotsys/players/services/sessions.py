@@ -1,0 +1,377 @@
+"""Carded play at a machine: card-in / card-out, cashless (AFT-like) transfers between the
+player's wallet and the machine, cash-out to the wallet, two-phase point redemption onto the
+machine.
+
+Every use case runs in one transaction with the **machine row locked first** (the same lock a
+spin takes), then the player row, then redemption rows, then ledger accounts. Spins are atomic
+(free games are played inside the paid game's request), so a card-out that arrives during a
+game waits on the machine row until that game has committed: a session always ends at a game
+boundary, and every game is counted wholly in one session or wholly outside it.
+
+Money-moving requests need an Idempotency-Key and the carded player's card number and PIN
+(checked first, in its own transaction: see :func:`slotsys.players.services.players.verify_pin`).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import structlog
+
+from slotsys.floor.adapters.tables import Machine
+from slotsys.players.adapters.tables import PlayerCard, PlayerSession, PointRedemption, WalletTransfer
+from slotsys.kernel import accounts
+from slotsys.kernel import ledger as L
+from slotsys.kernel.errors import Conflict, InsufficientFunds, MachineLocked, NotFound, ValidationFailed
+from slotsys.players.domain.loyalty import (
+    MILLI_PER_POINT,
+    MachineCardedByOther,
+    NotCarded,
+    PlayerCardedElsewhere,
+    check_available,
+    check_transfer,
+    gaming_day,
+    redemption_value,
+    require_points,
+    resolve_rule,
+)
+from slotsys.kernel.money import MoneyError, require_won
+from slotsys.players.services import loyalty_play as LP
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.checks import require_machine
+from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.players.services.players import limits_of, refuse_unusable, session_view, usable_card, verify_pin
+from slotsys.kernel.checks import require_role
+from slotsys.players.services.wallet import WalletService, wallet_account
+
+log = structlog.get_logger("slotsys.players")
+
+
+class RedemptionNotPending(Conflict):
+    code = "redemption-not-pending"
+    title = "The redemption is no longer pending"
+
+
+def _active(m: Machine) -> None:
+    if m.status != "active":
+        raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
+
+
+def _amount(value: object) -> int:
+    try:
+        return require_won(value, field="amount")
+    except MoneyError as e:
+        raise ValidationFailed(str(e), field="amount") from None
+
+
+def _balance_or_zero(uow, code: str) -> int:
+    try:
+        return uow.ledger.balance(code)
+    except NotFound:
+        return 0
+
+
+def machine_credits(uow, asset: str) -> dict:
+    return {"credits": uow.ledger.balance(accounts.machine_credits(asset)), "promo_credits": _balance_or_zero(uow, accounts.machine_restricted(asset))}
+
+
+def carded_session(uow, m: Machine, card: PlayerCard) -> PlayerSession:
+    """The machine's open session, which must be ``card``'s player's (409 otherwise)."""
+    s = uow.players.open_session_for_machine(m.id)
+    if s is None:
+        raise NotCarded(f"no player card is in machine {m.asset_number}: card in first", field="card_number")
+    if s.player_id != card.player_id:
+        raise MachineCardedByOther(f"machine {m.asset_number} is carded by another player", field="card_number")
+    return s
+
+
+class SessionService:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def _now(self):
+        return self.ctx.clock.now()
+
+    # ------------------------------------------------------------ card-in / card-out
+    def card_in(self, principal: Principal, asset: str, raw_card: object, idem_key: str | None) -> tuple[int, dict, bool]:
+        """A player card inserted in the machine opens a session (machine key; Idempotency-Key).
+
+        Snapshots the machine's meters, fixes the accrual rule for the session (machine > zone >
+        default), applies points expiry. Response 201: the session and the player's greeting
+        (name, tier, points). Errors: 404 card not on file, 403 card lost / blocked, 409 machine
+        carded by another player, 409 player carded at another machine, 409 locked machine.
+        Inserting the same card again in the same machine returns the open session
+        (``already_carded``: true).
+        """
+        require_machine(principal, asset)
+
+        def fn(uow) -> dict:
+            now = self._now()
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            card = usable_card(uow, raw_card)
+            current = uow.players.open_session_for_machine(m.id)
+            player = uow.players.get(card.player_id, for_update=True)
+            if current is not None:
+                if current.player_id != card.player_id:
+                    raise MachineCardedByOther(f"machine {asset} is already carded by another player", field="card_number")
+                return {"already_carded": True, **self._greeting(uow, player, current, m, now)}
+            elsewhere = uow.players.open_session_for_player(player.id)
+            if elsewhere is not None:
+                other = uow.machines.get_by_id(elsewhere.machine_id).asset_number
+                raise PlayerCardedElsewhere(f"this player's card is in machine {other}: card out there first",
+                                            field="card_number", machine=other)
+            prog = uow.players.program()
+            LP.apply_expiry(uow, player, prog.points_idle_days, now)
+            rule = resolve_rule(LP.rules(uow), machine=asset, zone=m.zone)
+            s = uow.players.add(PlayerSession(
+                player_id=player.id, card_id=card.id, machine_id=m.id, status="open", started_at=now, ended_by="",
+                rule_scope=rule.scope, rule_basis=rule.basis.value, rule_won_per_point=rule.won_per_point,
+                start_coin_in=m.coin_in, start_coin_out=m.coin_out, start_jackpot_out=m.jackpot_out,
+                start_games_played=m.games_played, start_games_won=m.games_won,
+                coin_in=0, coin_out=0, jackpot_out=0, games_played=0, games_won=0, theo_milli=0, points_milli=0))
+            log.info("session.card_in", machine=asset, player=player.id, session=s.id)
+            return {"already_carded": False, **self._greeting(uow, player, s, m, now)}
+
+        fp = fingerprint("POST", f"card-in/{asset}", str(raw_card))
+        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        return r.status, r.body, r.replayed
+
+    @staticmethod
+    def _greeting(uow, player, s: PlayerSession, m: Machine, now) -> dict:
+        tier = uow.players.tier(player.tier_code)
+        return {
+            "session": session_view(s, m, now),
+            "player": {"player": player.id, "name": player.name, "tier": player.tier_code,
+                       "tier_name": tier.name if tier else player.tier_code,
+                       "points": player.points_milli // MILLI_PER_POINT, "progress_milli": player.points_milli % MILLI_PER_POINT},
+        }
+
+    def card_out(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
+        """The card is removed (machine key; or an attendant/host closing an abandoned session).
+
+        Waits for any game in progress (machine row lock), snapshots the meters and closes the
+        session; its meters are the change of the machine's meters since card-in. 409 if no card
+        is in the machine. Response: the closed session.
+        """
+        if principal.kind == "machine":
+            require_machine(principal, asset)
+        else:
+            require_role(principal, "attendant", "host")
+
+        def fn(uow) -> dict:
+            now = self._now()
+            m = uow.machines.get(asset, for_update=True)
+            s = uow.players.open_session_for_machine(m.id)
+            if s is None:
+                raise NotCarded(f"no player card is in machine {asset}")
+            uow.session.refresh(m)
+            for meter in ("coin_in", "coin_out", "jackpot_out", "games_played", "games_won"):
+                setattr(s, f"end_{meter}", getattr(m, meter))
+            s.status = "closed"
+            s.ended_at = now
+            s.ended_by = principal.id
+            log.info("session.card_out", machine=asset, player=s.player_id, session=s.id, games=s.games_played)
+            return {"session": session_view(s, m, now)}
+
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"card-out/{asset}", None), fn)
+        return r.status, r.body, r.replayed
+
+    def current(self, principal: Principal, asset: str) -> dict:
+        """The machine's open session (machine itself, or staff), or ``{"session": null}``."""
+        if principal.kind == "machine":
+            require_machine(principal, asset)
+        else:
+            require_role(principal, "attendant", "host", "operator", "auditor")
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
+            s = uow.players.open_session_for_machine(m.id)
+            if s is None:
+                return {"machine": asset, "session": None}
+            player = uow.players.get(s.player_id)
+            return {"machine": asset, **self._greeting(uow, player, s, m, self._now())}
+
+    # ------------------------------------------------------------ cashless transfers
+    def _transfer(self, principal: Principal, asset: str, body: dict, idem_key: str | None, direction: str,
+                  cash_out: bool = False) -> tuple[int, dict, bool]:
+        require_machine(principal, asset)
+        kind = body.get("kind", "cashable")
+        if kind not in ("cashable", "promo"):
+            raise ValidationFailed("kind must be cashable or promo", field="kind")
+        amount = None if cash_out else _amount(body.get("amount"))
+        card_id, player_id = verify_pin(self.ctx, body.get("card_number"), body.get("pin"), actor=principal.id)
+
+        def fn(uow) -> dict:
+            now = self._now()
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            card = uow.session.get(PlayerCard, card_id)
+            uow.session.refresh(card)
+            refuse_unusable(card)
+            s = carded_session(uow, m, card)
+            player = uow.players.get(player_id, for_update=True)
+            prog = uow.players.program()
+            nonrestricted = 0  # non-restricted promotional credits: cashable, so they go to the cashable wallet
+            if cash_out:  # everything on the machine, cashable and promotional
+                cashable = uow.ledger.balance(accounts.machine_credits(asset))
+                promo = _balance_or_zero(uow, accounts.machine_restricted(asset))
+                nonrestricted = _balance_or_zero(uow, accounts.machine_nonrestricted(asset))
+                if cashable <= 0 and promo <= 0 and nonrestricted <= 0:
+                    raise InsufficientFunds("there are no credits to cash out")
+            elif kind == "cashable":
+                cashable, promo = amount, 0
+            else:
+                cashable, promo = 0, amount
+            total = cashable + promo + nonrestricted
+            day = gaming_day(now, prog.gaming_day_start_hour_utc)
+            check_transfer(limits_of(prog), direction, total, uow.players.transferred_on(player.id, day, direction))
+            WalletService.open(uow, player.id)
+            e = L.EntryBuilder("wallet.to_machine" if direction == "to_machine" else "wallet.to_wallet",
+                               f"{'cash-out to wallet' if cash_out else 'cashless transfer'} {direction} at {asset}")
+            for wallet, won, meter in (("cashable", cashable, accounts.machine_credits(asset)), ("promo", promo, accounts.machine_restricted(asset)),
+                                       ("cashable", nonrestricted, accounts.machine_nonrestricted(asset))):
+                if not won:
+                    continue
+                wacc = wallet_account(player.id, wallet)
+                if direction == "to_machine":
+                    have = uow.ledger.balance(wacc)
+                    if have < won:
+                        raise InsufficientFunds(f"the {wallet} wallet holds ₩{have:,}, less than ₩{won:,}", field="amount",
+                                                balance=have)
+                    if wallet == "promo":
+                        uow.ledger.ensure_account(meter, L.AccountType.LIABILITY, non_negative=True)
+                    e.add(debit=wacc, credit=meter, amount=won)
+                else:
+                    have = _balance_or_zero(uow, meter)
+                    if have < won:
+                        raise InsufficientFunds(f"the machine holds ₩{have:,} of {wallet} credits, less than ₩{won:,}",
+                                                field="amount", credits=have)
+                    e.add(debit=meter, credit=wacc, amount=won)
+            entry = uow.ledger.post(e.build({"machine": asset, "player": player.id, "session": s.id}))
+            t = uow.players.add(WalletTransfer(player_id=player.id, machine_id=m.id, session_id=s.id, direction=direction,
+                                               via="cash_out" if cash_out else "aft", cashable_won=cashable + nonrestricted, promo_won=promo,
+                                               gaming_day=day, entry_id=entry, created_at=now))
+            return {"transfer": t.id, "machine": asset, "player": player.id, "direction": direction,
+                    "cashable": cashable + nonrestricted, "promo": promo, "amount": total, "entry": entry,
+                    "wallet": WalletService.balances(uow, player.id), **machine_credits(uow, asset)}
+
+        path = "cash-out-to-wallet" if cash_out else f"wallet/{direction}"
+        fp = fingerprint("POST", f"{path}/{asset}", [str(body.get("card_number")), amount, kind])
+        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=200)
+        return r.status, r.body, r.replayed
+
+    def to_machine(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Wallet → machine credits (AFT in). ``body``: card_number, pin, amount (won), kind
+        (``cashable`` → credit meter, ``promo`` → promo meter). Ledger: Dr ``player:<id>:<wallet>``
+        / Cr ``machine:<asset>:credits`` (or ``:promo``). Refusals (nothing moves): 403 wrong PIN /
+        lost or blocked card, 429 PIN throttled, 409 machine not carded or carded by another
+        player, 422 above the per-transfer limit, 409 daily limit reached, 409 wallet short."""
+        return self._transfer(principal, asset, body, idem_key, "to_machine")
+
+    def to_wallet(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Machine credits → wallet (AFT out), the mirror of :meth:`to_machine`; 409 if the
+        machine holds fewer credits of that kind."""
+        return self._transfer(principal, asset, body, idem_key, "to_wallet")
+
+    def cash_out_to_wallet(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """A carded player cashes out to the wallet instead of a ticket: every cashable credit to
+        the cashable wallet and every promotional credit to the promo wallet, in one entry, within
+        the to-wallet limits (otherwise 422/409: cash out to a ticket instead)."""
+        return self._transfer(principal, asset, body, idem_key, "to_wallet", cash_out=True)
+
+    # ------------------------------------------------------------ two-phase redemption at a machine
+    def redeem_request(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Phase 1: the carded player asks for ``points`` as ``promo`` or ``cash`` credits.
+
+        Holds the points (not debited) for the program's hold time and returns the redemption
+        to offer the machine: ``{"redemption", "points", "kind", "amount", "expires_at"}``
+        (201). 409 ``insufficient-points`` when fewer whole points are available than asked."""
+        require_machine(principal, asset)
+        points = require_points(body.get("points"))
+        kind = body.get("kind")
+        if kind not in ("promo", "cash"):
+            raise ValidationFailed("kind must be promo or cash", field="kind")
+        card_id, player_id = verify_pin(self.ctx, body.get("card_number"), body.get("pin"), actor=principal.id)
+
+        def fn(uow) -> dict:
+            now = self._now()
+            m = uow.machines.get(asset, for_update=True)
+            _active(m)
+            card = uow.session.get(PlayerCard, card_id)
+            uow.session.refresh(card)
+            refuse_unusable(card)
+            carded_session(uow, m, card)
+            player = uow.players.get(player_id, for_update=True)
+            prog = uow.players.program()
+            LP.apply_expiry(uow, player, prog.points_idle_days, now)
+            check_available(points, player.points_milli, player.points_held_milli)
+            rate = prog.promo_won_per_point if kind == "promo" else prog.cash_won_per_point
+            red = uow.players.add(PointRedemption(
+                player_id=player.id, target="machine", machine_id=m.id, kind=kind, points=points,
+                amount_won=redemption_value(points, rate), status="pending", requested_by=principal.id, created_at=now,
+                expires_at=now + timedelta(seconds=prog.redemption_hold_seconds)))
+            player.points_held_milli += points * MILLI_PER_POINT
+            return {"redemption": red.id, "machine": asset, "player": player.id, "points": points, "kind": kind,
+                    "amount": red.amount_won, "status": red.status, "expires_at": red.expires_at.isoformat(),
+                    "points_available": (player.points_milli - player.points_held_milli) // MILLI_PER_POINT}
+
+        fp = fingerprint("POST", f"redemptions/{asset}", [str(body.get("card_number")), points, kind])
+        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        return r.status, r.body, r.replayed
+
+    def _settle(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None,
+                ack: bool) -> tuple[int, dict, bool]:
+        require_machine(principal, asset)
+
+        def fn(uow) -> dict:
+            now = self._now()
+            m = uow.machines.get(asset, for_update=True)
+            peek = uow.players.redemption(redemption_id)
+            if peek is None or peek.machine_id != m.id:
+                raise NotFound(f"redemption {redemption_id} is not pending at machine {asset}", field="redemption")
+            player = uow.players.get(peek.player_id, for_update=True)  # player before redemption: the lock order
+            red = uow.players.redemption(redemption_id, for_update=True)
+            if red.status != "pending":
+                raise RedemptionNotPending(f"redemption {red.id} is {red.status}", field="redemption",
+                                           redemption_status=red.status)
+            if ack and red.expires_at <= now:
+                raise RedemptionNotPending(
+                    f"redemption {red.id} expired at {red.expires_at.isoformat()}: its points were not debited; "
+                    "ask again", field="redemption", redemption_status="expired")
+            player.points_held_milli -= red.points * MILLI_PER_POINT
+            red.settled_at = now
+            if not ack:
+                red.status = "cancelled"
+                return {"redemption": red.id, "status": red.status, "machine": asset, "player": player.id,
+                        "points_balance": player.points_milli // MILLI_PER_POINT}
+            _active(m)
+            entry = None
+            if red.amount_won:
+                meter = accounts.machine_credits(asset) if red.kind == "cash" else accounts.machine_restricted(asset)
+                uow.ledger.ensure_account(meter, L.AccountType.LIABILITY, non_negative=True)
+                uow.ledger.ensure_account(accounts.comp_expense(red.kind), L.AccountType.EXPENSE)
+                e = L.EntryBuilder("loyalty.redeem", f"{red.points:,} points as {red.kind} credits on {asset}")
+                e.add(debit=accounts.comp_expense(red.kind), credit=meter, amount=red.amount_won)
+                entry = uow.ledger.post(e.build({"player": player.id, "redemption": red.id, "machine": asset}))
+            red.status = "completed"
+            red.entry_id = entry
+            LP.debit_points(uow, player, red.points * MILLI_PER_POINT, kind="redeem", now=now, redemption_id=red.id,
+                            entry_id=entry, memo=f"{red.kind} credits on {asset}")
+            return {"redemption": red.id, "status": red.status, "machine": asset, "player": player.id,
+                    "points": red.points, "kind": red.kind, "amount": red.amount_won, "entry": entry,
+                    "points_balance": player.points_milli // MILLI_PER_POINT, **machine_credits(uow, asset)}
+
+        action = "ack" if ack else "cancel"
+        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"redemptions/{asset}/{redemption_id}/{action}",
+                                                                         None), fn)
+        return r.status, r.body, r.replayed
+
+    def redeem_ack(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
+        """Phase 2: the machine has put the credits on its meter. Debits the held points and posts
+        Dr ``loyalty:comps:<kind>`` / Cr ``machine:<asset>:credits`` (cash) or ``:promo`` (promo).
+        409 ``redemption-not-pending`` if it was cancelled, expired or already settled."""
+        return self._settle(principal, asset, redemption_id, idem_key, ack=True)
+
+    def redeem_cancel(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
+        """The machine could not take the credits: the hold is released, nothing is debited."""
+        return self._settle(principal, asset, redemption_id, idem_key, ack=False)

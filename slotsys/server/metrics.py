@@ -1,0 +1,175 @@
+"""Prometheus metrics: every metric of the service, and the ``/metrics`` exposition.
+
+* **One process** (the embedded default, tests): the default registry of ``prometheus_client``.
+* **Several gunicorn workers** (production): ``PROMETHEUS_MULTIPROC_DIR`` is set before any worker imports
+  ``prometheus_client`` (``slotsys/server/gunicorn_conf.py`` does it), so every process writes its samples to
+  files in that directory; ``/metrics`` merges them (``MultiProcessCollector``), and gunicorn's ``child_exit``
+  hook calls ``mark_process_dead`` for each worker that exits. Counters and histograms then aggregate over
+  every worker (and survive a worker's restart); whichever worker answers the scrape reports the whole node.
+
+Business counters are incremented **after the transaction commits** and **not** for an idempotent replay
+(``record_*`` take the service's ``IdemResult``: ``replayed`` → nothing). Amounts are integer won.
+
+* ``slotsys_spins_total``; ``slotsys_coin_in_won_total`` (won wagered); ``slotsys_coin_out_won_total`` (won
+  paid by the games themselves; jackpots are counted apart);
+* ``slotsys_jackpot_awards_total{level}`` / ``slotsys_jackpot_awarded_won_total{level}``: hits the jackpot
+  controller decided (counted when the fold that decides them commits, in the process that folds);
+* ``slotsys_ticket_redemptions_total{channel}`` / ``slotsys_ticket_redeemed_won_total{channel}``: TITO
+  tickets paid at the ``cage``, a ``kiosk`` or credited to a ``machine``;
+* ``slotsys_http_requests_total{endpoint,status}`` and ``slotsys_http_request_seconds{endpoint}`` (histogram);
+  ``endpoint`` is the Flask endpoint name (``unknown`` for unmatched paths), so the label set stays bounded;
+* ``slotsys_http_queue_seconds`` (histogram): how long each request waited for a worker thread, and
+  ``slotsys_http_shed_total{endpoint}``: requests refused 503 for waiting too long (``slotsys/server/admission.py``;
+  also counted in ``slotsys_http_requests_total`` with status 503);
+* ``slotsys_celery_queue_depth{queue}`` (tasks waiting in the broker) and ``slotsys_celery_unacked`` (tasks
+  taken by a worker, not yet acknowledged), read from Redis at scrape time with a 250 ms timeout; when Redis
+  does not answer they are absent and ``slotsys_celery_broker_up`` is 0: a scrape never fails for them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterable
+
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+REQUESTS = Counter("slotsys_http_requests_total", "HTTP requests", ["endpoint", "status"])
+LATENCY = Histogram("slotsys_http_request_seconds", "HTTP request latency (seconds)", ["endpoint"],
+                    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
+QUEUE_WAIT = Histogram("slotsys_http_queue_seconds", "Time a request waited for a worker thread (seconds; gunicorn "
+                       "with slotsys.server.gunicorn_worker.AdmissionWorker)",
+                       buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+SHED = Counter("slotsys_http_shed_total", "Requests refused with 503 for waiting too long for a worker thread "
+               "(admission control, slotsys/server/admission.py)", ["endpoint"])
+SPINS = Counter("slotsys_spins_total", "Games played (paid spins; free games are part of their paid game)")
+COIN_IN = Counter("slotsys_coin_in_won_total", "Won wagered by spins")
+COIN_OUT = Counter("slotsys_coin_out_won_total", "Won won by spins (game wins; jackpots are counted apart)")
+JACKPOT_AWARDS = Counter("slotsys_jackpot_awards_total", "Jackpot hits decided by the controller", ["level"])
+JACKPOT_WON = Counter("slotsys_jackpot_awarded_won_total", "Won awarded by jackpot hits", ["level"])
+REDEMPTIONS = Counter("slotsys_ticket_redemptions_total", "TITO tickets redeemed", ["channel"])
+REDEEMED_WON = Counter("slotsys_ticket_redeemed_won_total", "Won paid for redeemed TITO tickets", ["channel"])
+EVENTS_REFUSED = Counter("slotsys_machine_events_refused_total",
+                         "Machine event reports refused for an unknown kind or SAS code", ["field"])
+
+QUEUE_TIMEOUT_S = 0.25
+CELERY_QUEUES = ("celery",)  # the queues our tasks use (Celery's default queue)
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir") or None
+
+
+# ------------------------------------------------------------------ business counters (after commit)
+def _fresh(result: Any) -> bool:
+    return not getattr(result, "replayed", True) and getattr(result, "status", 500) < 300
+
+
+def record_spin(result: Any) -> None:
+    """A spin's ``IdemResult`` after its commit: one game, its bet and its win (nothing for a replay)."""
+    if _fresh(result):
+        SPINS.inc()
+        COIN_IN.inc(result.body["bet"]["won"])
+        COIN_OUT.inc(result.body["total_win"])
+
+
+def count_refused_event(field: str) -> None:
+    """A machine event report refused: ``field`` is ``kind`` or ``sas_code``."""
+    EVENTS_REFUSED.labels(field=field).inc()
+
+
+def record_redemption(result: Any, channel: str) -> None:
+    """A ticket redemption's ``IdemResult`` after its commit (``channel``: cage | kiosk | machine)."""
+    if _fresh(result):
+        REDEMPTIONS.labels(channel).inc()
+        REDEEMED_WON.labels(channel).inc(result.body["ticket"]["amount"])
+
+
+def record_jackpot_hits(decisions: Iterable[Any]) -> None:
+    """The hits of a committed fold (``level_code``, ``amount`` in won)."""
+    for d in decisions:
+        JACKPOT_AWARDS.labels(d.level_code).inc()
+        JACKPOT_WON.labels(d.level_code).inc(d.amount)
+
+
+def observe_request(endpoint: str, status: int, seconds: float, queue_wait_s: float | None = None) -> None:
+    """One answered request: ``seconds`` in the app, ``queue_wait_s`` before it (None: not measured)."""
+    REQUESTS.labels(endpoint, str(status)).inc()
+    LATENCY.labels(endpoint).observe(seconds)
+    if queue_wait_s is not None:
+        QUEUE_WAIT.observe(queue_wait_s)
+
+
+def record_shed(endpoint: str, queue_wait_s: float) -> None:
+    """A request refused by admission control (never reached the app): counted as shed, as a 503 answer, and
+    its queue wait observed."""
+    SHED.labels(endpoint).inc()
+    REQUESTS.labels(endpoint, "503").inc()
+    QUEUE_WAIT.observe(queue_wait_s)
+
+
+# ------------------------------------------------------------------ Celery queue depth (scrape time)
+class QueueDepthCollector:
+    """Reads the broker's queue lengths from Redis when scraped: one pipelined round trip, 250 ms timeout."""
+
+    def __init__(self, redis_url: str, queues: Iterable[str] = CELERY_QUEUES) -> None:
+        self.redis_url = redis_url
+        self.queues = tuple(queues)
+        self._client = None
+        self._lock = threading.Lock()
+
+    def _redis(self):
+        with self._lock:
+            if self._client is None:
+                import redis
+
+                self._client = redis.Redis.from_url(self.redis_url, socket_timeout=QUEUE_TIMEOUT_S,
+                                                    socket_connect_timeout=QUEUE_TIMEOUT_S)
+            return self._client
+
+    def collect(self):
+        up = GaugeMetricFamily("slotsys_celery_broker_up", "1 if the broker answered this scrape's queue read")
+        try:
+            pipe = self._redis().pipeline(transaction=False)
+            for q in self.queues:
+                pipe.llen(q)
+            pipe.hlen("unacked")
+            *depths, unacked = pipe.execute()
+        except Exception:  # the probe must not fail the scrape: report the broker down
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        depth = GaugeMetricFamily("slotsys_celery_queue_depth", "Tasks waiting in the broker queue", labels=["queue"])
+        for q, n in zip(self.queues, depths):
+            depth.add_metric([q], int(n))
+        yield depth
+        yield GaugeMetricFamily("slotsys_celery_unacked", "Tasks taken by a worker and not yet acknowledged",
+                                value=int(unacked))
+
+
+_queue_collectors: dict[str, QueueDepthCollector] = {}
+
+
+def exposition(redis_url: str | None) -> tuple[bytes, str]:
+    """The ``/metrics`` body and its content type: every worker's samples (multiprocess mode) or this
+    process's registry, plus the Celery queue depth when a broker is configured."""
+    path = multiprocess_dir()
+    if path:
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, path=path)
+    else:
+        registry = REGISTRY
+    body = generate_latest(registry)
+    if redis_url:
+        collector = _queue_collectors.get(redis_url)
+        if collector is None:
+            collector = _queue_collectors.setdefault(redis_url, QueueDepthCollector(redis_url))
+        queue_registry = CollectorRegistry(auto_describe=False)
+        queue_registry.register(collector)
+        body += generate_latest(queue_registry)
+    return body, CONTENT_TYPE_LATEST

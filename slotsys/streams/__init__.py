@@ -1,4 +1,0 @@
-"""Long-lived Server-Sent Event streams off the request threads: the event-loop stream server
-(``slotsys streams``, :mod:`slotsys.streams.server`) and the gunicorn worker's hand-off of stream
-requests to an in-process event loop (:mod:`slotsys.streams.handoff`), both on :mod:`slotsys.streams.hub`.
-See docs/streams.md."""
