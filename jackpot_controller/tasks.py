@@ -1,4 +1,4 @@
-"""Celery tasks of the jackpot controller (thin: they call the service).
+"""Celery tasks of the jackpot controller (thin: they call the service their Celery app was built with).
 
 ``award`` and ``announce_hit`` are idempotent (a retried or duplicated task never pays or
 announces twice); ``fold`` and ``sweep`` run from beat as the safety net of the sequencer."""
@@ -9,41 +9,31 @@ from celery import shared_task
 @shared_task(name="jackpot_controller.award", bind=True, max_retries=10, default_retry_delay=1, acks_late=True)
 def award(self, hit_id: int):
     """Claim and award one hit (credit, handpay lock or verification lock), exactly once."""
-    from slotsys.app.bootstrap import services
-
     try:
-        return services().jackpots.process_award(hit_id)
+        return self.app.services.jackpots.process_award(hit_id)
     except Exception as e:  # e.g. the database restarting: retry; the claim protocol keeps it exactly once
         raise self.retry(exc=e)
 
 
 @shared_task(name="jackpot_controller.announce_hit", bind=True, max_retries=5, default_retry_delay=1, acks_late=True)
 def announce_hit(self, hit_id: int) -> bool:
-    from slotsys.app.bootstrap import services
-
-    return services().jackpots.announce_hit(hit_id)
+    return self.app.services.jackpots.announce_hit(hit_id)
 
 
-@shared_task(name="jackpot_controller.announce_pending")
-def announce_pending() -> int:
+@shared_task(name="jackpot_controller.announce_pending", bind=True)
+def announce_pending(self) -> int:
     """Sweep: announce hits whose announcement was never enqueued (e.g. the broker was down)."""
-    from slotsys.app.bootstrap import services
-
-    return services().jackpots.announce_pending()
+    return self.app.services.jackpots.announce_pending()
 
 
-@shared_task(name="jackpot_controller.fold")
-def fold() -> int:
+@shared_task(name="jackpot_controller.fold", bind=True)
+def fold(self) -> int:
     """Fold the wagers waiting in the sequencer's queue (beat, every second; in the ``process`` mode only
     while no sequencer process holds the lease)."""
-    from slotsys.app.bootstrap import services
-
-    return services().jackpots.fold_safety_net()
+    return self.app.services.jackpots.fold_safety_net()
 
 
-@shared_task(name="jackpot_controller.sweep")
-def sweep() -> dict:
+@shared_task(name="jackpot_controller.sweep", bind=True)
+def sweep(self) -> dict:
     """Fold, release claims past the commit timeout, award hits whose task was lost, announce."""
-    from slotsys.app.bootstrap import services
-
-    return services().jackpots.sweep()
+    return self.app.services.jackpots.sweep()

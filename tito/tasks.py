@@ -1,20 +1,17 @@
-"""Celery tasks of the TITO package (thin: they call a service). Scheduled by beat
+"""Celery tasks of the TITO package (thin: they call a service of their Celery app). Scheduled by beat
 (slotsys/server/celery_app.py): expiry every 10 minutes, hold release every 5 s."""
 
 from celery import shared_task
 
-
-@shared_task(name="tito.expire_tickets")
-def expire_tickets() -> int:
-    from slotsys.app.bootstrap import services
-    from tito.services.expiry import expire_tickets as run
-
-    return run(services().ctx)
+from tito.services.expiry import expire_tickets as _expire_tickets
+from tito.services.expiry import release_holds as _release_holds
 
 
-@shared_task(name="tito.release_ticket_holds")
-def release_ticket_holds() -> int:
-    from slotsys.app.bootstrap import services
-    from tito.services.expiry import release_holds as run
+@shared_task(name="tito.expire_tickets", bind=True)
+def expire_tickets(self) -> int:
+    return _expire_tickets(self.app.services.ctx)
 
-    return run(services().ctx)
+
+@shared_task(name="tito.release_ticket_holds", bind=True)
+def release_ticket_holds(self) -> int:
+    return _release_holds(self.app.services.ctx)

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from slotsys.kernel.adapters.db import execute_or_defer
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 
 from jackpot_controller.adapters.tables import (
     JackpotEvent,

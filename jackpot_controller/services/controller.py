@@ -20,10 +20,9 @@ from jackpot_controller.services import awards, operator
 from jackpot_controller.services.levels import level_view
 from jackpot_controller.services.sequencer import FoldDriver, FoldResult, fold
 from jackpot_controller.settings import JackpotSettings
-from slotsys.server import metrics
 from slotsys.kernel.errors import NotFound, TwoSignaturesRequired
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 
 log = structlog.get_logger("jackpot_controller")
@@ -129,7 +128,8 @@ class JackpotService:
 
     def after_fold(self, res: FoldResult, settled: set[int] | frozenset = frozenset()) -> None:
         """After a fold commits: award tasks for its hits, announcements, the meters broadcast."""
-        metrics.record_jackpot_hits(res.decisions)
+        for d in res.decisions:
+            self.ctx.metrics.jackpot_awarded(d.level_code, d.amount)
         for hit in res.hits:
             if hit.id not in settled:
                 self.ctx.enqueue("jackpot_controller.award", hit.id)
@@ -328,8 +328,7 @@ class JackpotService:
     def create_level(self, principal: Principal, body: dict[str, Any], idem_key: str | None) -> tuple[int, dict, bool]:
         """Create a level (operator; Idempotency-Key: the house funds its start on the ledger)."""
         require_role(principal, "operator")
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "jackpots/levels", body),
-                     lambda uow: operator.create(uow, self, body, principal.name), status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "jackpots/levels", body)), lambda uow: operator.create(uow, self, body, principal.name), status=201)
         return r.status, r.body, r.replayed
 
     def edit_level(self, principal: Principal, code: str, body: dict[str, Any]) -> dict:
@@ -344,9 +343,7 @@ class JackpotService:
                 idem_key: str | None) -> tuple[int, dict, bool]:
         """Correct a value with a reason (operator; Idempotency-Key)."""
         require_role(principal, "operator")
-        r = run_once(self.ctx.uow, principal.id, idem_key,
-                     fingerprint("POST", f"jackpots/levels/{code}/corrections", [value, reason]),
-                     lambda uow: operator.correct(uow, self, code, value, reason, principal.name))
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"jackpots/levels/{code}/corrections", [value, reason])), lambda uow: operator.correct(uow, self, code, value, reason, principal.name))
         return r.status, r.body, r.replayed
 
     def move_machine(self, principal: Principal, asset: str, zone: object) -> dict:
@@ -368,14 +365,12 @@ class JackpotService:
                     amount=hit.amount_won, two_person_won=self.settings.handpay_two_person_won)
             return awards.pay_handpay(uow, self, hit_id, principal.name)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"jackpots/hits/{hit_id}/handpay", None), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"jackpots/hits/{hit_id}/handpay", None)), fn)
         return r.status, r.body, r.replayed
 
     def verify(self, principal: Principal, hit_id: int, decision: object, reason: object,
                idem_key: str | None) -> tuple[int, dict, bool]:
         """Resolve a verification lock: ``pay`` or ``void`` with a reason (operator; Idempotency-Key)."""
         require_role(principal, "operator")
-        r = run_once(self.ctx.uow, principal.id, idem_key,
-                     fingerprint("POST", f"jackpots/hits/{hit_id}/verify", [decision, reason]),
-                     lambda uow: awards.verify(uow, self, hit_id, decision, reason, principal.name))
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"jackpots/hits/{hit_id}/verify", [decision, reason])), lambda uow: awards.verify(uow, self, hit_id, decision, reason, principal.name))
         return r.status, r.body, r.replayed

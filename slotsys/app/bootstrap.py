@@ -1,57 +1,114 @@
-"""Composition root: builds the engine, unit of work, Celery and every service once."""
+"""The composition root: builds the engine, the unit of work (with every feature's repositories), Celery, the
+live channel and every service of every feature, once per process, for the web nodes, the Celery worker and
+the command line alike. Settings are passed in (the environment is read once, by the caller).
+
+Features never find each other: each service gets what it needs here, as constructor arguments. A feature that
+needs another declares a port (a Protocol in its ``services/ports.py``) and this module passes the other
+feature's object that fills it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
 from jackpot_controller.adapters.lease import AdvisoryLease
+from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.controller import JackpotService
+from slotsys.app.screens import ScreensService
+from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
+from slotsys.floor.read_model import FloorViewService
+from slotsys.floor.services.admin import FloorAdminService
+from slotsys.floor.services.catalogue import GameCatalogueService, UploadedGames
+from slotsys.floor.services.catalogue import assignable as game_catalogue_assignable
+from slotsys.floor.services.events import FloorEventsService
+from slotsys.floor.services.play import FloorService
+from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.adapters.broadcast import make_publisher
-from slotsys.server.celery_app import make_celery
 from slotsys.kernel.adapters.db import make_engine
 from slotsys.kernel.adapters.uow import UowFactory
-from slotsys.kernel.ports import Csprng, SystemClock
-from slotsys.kernel.ledger_audit import AuditService
+from slotsys.kernel.audit_reader import AuditLogReader
 from slotsys.kernel.context import ServiceContext
-from slotsys.floor.services.play import FloorService
-from slotsys.floor.services.events import FloorEventsService
-from slotsys.floor.services.admin import FloorAdminService
-from slotsys.floor.services.catalogue import assignable as game_catalogue_assignable
+from slotsys.kernel.ledger_audit import AuditService
+from slotsys.kernel.ports import Csprng, SystemClock
+from slotsys.kernel.settings import Settings
+from slotsys.players.adapters.uow import REPOSITORIES as PLAYER_REPOSITORIES
+from slotsys.players.services.players import PlayerService
+from slotsys.players.services.sessions import SessionService
+from slotsys.server.celery_app import make_celery
+from slotsys.server.metrics import PrometheusMetrics
+from slotsys.staff.adapters.uow import REPOSITORIES as STAFF_REPOSITORIES
+from slotsys.staff.services.admin import StaffAdminService
 from slotsys.staff.services.auth import AuthService
-from slotsys.kernel.settings import Settings, get_settings
-from tito.services.cage import CageService
+from table_games.adapters.uow import REPOSITORIES as TABLE_REPOSITORIES
+from table_games.services.mahjong import MahjongService
+from table_games.services.poker_room import PokerRoomService
+from table_games.services.tables import TableService
+from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
+from tito.services.container import TitoServices
 
 log = structlog.get_logger("slotsys")
+
+REPOSITORIES = (FLOOR_REPOSITORIES, PLAYER_REPOSITORIES, STAFF_REPOSITORIES, JACKPOT_REPOSITORIES,
+                TITO_REPOSITORIES, TABLE_REPOSITORIES)
+
+
+def make_uow(engine) -> UowFactory:
+    """The unit-of-work factory with the kernel's repositories and every feature's."""
+    uow = UowFactory(engine)
+    for repositories in REPOSITORIES:
+        uow.register(repositories)
+    return uow
 
 
 @dataclass
 class Services:
+    """Every service of the process, built once by :func:`build_services`."""
+
     settings: Settings
     ctx: ServiceContext
     uow: UowFactory
-    celery: object
+    celery: Any
+    publisher: Any
+    # staff
     auth: AuthService
+    staff_admin: StaffAdminService
+    # the slot floor
     floor: FloorService
-    cage: CageService
+    reported_games: MachineGameService
+    floor_admin: FloorAdminService
+    events: FloorEventsService
+    games: GameCatalogueService
+    floor_view: FloorViewService
+    # the jackpot controller
     jackpots: JackpotService
+    # TITO
+    tito: TitoServices
+    # players
+    players: PlayerService
+    sessions: SessionService
+    # table games
+    tables: TableService
+    poker: PokerRoomService
+    mahjong: MahjongService
+    # the kernel's reads and the screens
     audit: AuditService
-    publisher: object
-    events: FloorEventsService | None = None
-    floor_admin: FloorAdminService | None = None
+    audit_log: AuditLogReader
+    screens: ScreensService
+
+    @property
+    def cage(self):
+        return self.tito.cage
 
 
-_current: Services | None = None
-
-
-def build_services(settings: Settings | None = None) -> Services:
-    global _current
-    settings = settings or get_settings()
+def build_services(settings: Settings) -> Services:
+    """Build every service for ``settings`` (the process's environment, read once by the caller)."""
     engine = make_engine(settings.database_url, pool_size=settings.db_pool_size,
                          max_overflow=settings.db_max_overflow, pool_timeout=settings.db_pool_timeout_s,
                          pool_pre_ping=settings.db_pool_pre_ping)
-    uow = UowFactory(engine)
+    uow = make_uow(engine)
     celery = make_celery(settings)
 
     def enqueue(name: str, *args) -> None:
@@ -62,23 +119,24 @@ def build_services(settings: Settings | None = None) -> Services:
 
     publisher = make_publisher(settings.redis_url)
     ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue,
-                         publish=publisher.publish)
-    svc = Services(
-        settings=settings, ctx=ctx, uow=uow, celery=celery, auth=AuthService(ctx), floor=FloorService(ctx),
-        cage=CageService(ctx), jackpots=JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine)), audit=AuditService(ctx),
-        publisher=publisher,
-    )
+                         publish=publisher.publish, metrics=PrometheusMetrics())
     from slotsys.floor.games import set_uploaded_source
-    from slotsys.floor.services.catalogue import UploadedGames
 
     set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
-    svc.events = FloorEventsService(ctx, publisher.publish, jackpots=svc.jackpots)
-    svc.floor_admin = FloorAdminService(ctx, assignable=game_catalogue_assignable,
-                                        announce_revoked=svc.auth.announce_revoked)
-    _current = svc
+    auth = AuthService(ctx)
+    jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
+    svc = Services(
+        settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
+        auth=auth, staff_admin=StaffAdminService(ctx, auth),
+        floor=FloorService(ctx), reported_games=MachineGameService(ctx),
+        floor_admin=FloorAdminService(ctx, assignable=game_catalogue_assignable, announce_revoked=auth.announce_revoked),
+        events=FloorEventsService(ctx, publisher.publish, jackpots=jackpots),
+        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx),
+        jackpots=jackpots,
+        tito=TitoServices.build(ctx),
+        players=PlayerService(ctx), sessions=SessionService(ctx),
+        tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
+        audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
+    )
+    celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)
     return svc
-
-
-def services() -> Services:
-    """The process's services (built from the environment on first use, e.g. in a worker)."""
-    return _current or build_services()

@@ -122,12 +122,12 @@ def _start_embedded_purge(settings) -> None:
         import structlog
 
         from slotsys.kernel.adapters.db import make_engine
-        from slotsys.kernel.adapters.uow import UowFactory
+        from slotsys.app.bootstrap import make_uow
         from slotsys.kernel.ports import SystemClock
         from slotsys.kernel.retention import purge_idempotency
 
         log = structlog.get_logger("slotsys.retention")
-        uow = UowFactory(make_engine(settings.database_url))
+        uow = make_uow(make_engine(settings.database_url))
         while True:
             try:
                 report = purge_idempotency(uow, SystemClock.now(), retention_days=settings.idempotency_retention_days,
@@ -169,10 +169,14 @@ def staff_unlock(username: str) -> None:
 @click.option("--port", type=int, default=None, help="default: SLOTSYS_STREAM_PORT (8001)")
 def streams(host, port) -> None:
     """Serve the jackpot streams on an event loop (behind nginx; needs REDIS_URL): docs/streams.md."""
+    from slotsys.app.bootstrap import build_services
     from slotsys.server.streams.server import run as serve_streams
 
     settings = get_settings()
-    serve_streams(host or settings.host, port or settings.stream_port)
+    if not settings.redis_url:
+        raise SystemExit("slotsys streams needs REDIS_URL (the web nodes publish the signage channel there); "
+                         "the embedded default (make run) serves streams inside its gunicorn worker instead")
+    serve_streams(build_services(settings), settings, host or settings.host, port or settings.stream_port)
 
 
 @main.command()

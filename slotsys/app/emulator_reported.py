@@ -60,13 +60,13 @@ def set_modes(modes: dict[str, str]) -> None:
     """Enrol the emulated machines in their outcome source on the floor's own database (``DATABASE_URL``; the
     emulator runs beside the floor, as in CI). Recorded in the audit log as the system's change."""
     from slotsys.kernel.adapters.db import make_engine
-    from slotsys.kernel.adapters.uow import UowFactory
+    from slotsys.app.bootstrap import make_uow
     from slotsys.floor.services.reported_games import set_outcome_sources
     from slotsys.kernel.settings import get_settings
 
     engine = make_engine(get_settings().database_url)
     try:
-        set_outcome_sources(UowFactory(engine), modes, reason="floor emulator")
+        set_outcome_sources(make_uow(engine), modes, reason="floor emulator")
     finally:
         engine.dispose()
 

@@ -1,10 +1,18 @@
-"""Exactly-once execution of money-moving requests keyed by ``Idempotency-Key``.
+"""Exactly-once execution of money-moving requests keyed by an ``Idempotency-Key``.
 
-The key is claimed (a unique row) at the start of the use case's transaction and the
-response is stored in the same transaction, so: a replay returns the first response and
-moves nothing; two concurrent requests with one key never both run (PostgreSQL makes the
-second wait on the unique index, then it reads the first's stored response); a request
-that fails (4xx) rolls back its claim and may be retried with the same key.
+The key is claimed (a unique row) at the start of the use case's transaction and the result is stored in the same
+transaction, so: a replay returns the first result and moves nothing; two concurrent requests with one key never
+both run (PostgreSQL makes the second wait on the unique index, then it reads the first's stored result); a request
+that fails (a domain error) rolls back its claim and may be retried with the same key.
+
+Who the request is and what it asked for (:class:`OnceKey`: principal, key, fingerprint) is the caller's to say:
+the API layer fingerprints the HTTP request (method, path, body), the SAS host the SAS message it maps. A key reused
+for a different request (another fingerprint) is refused with :class:`~slotsys.kernel.errors.IdempotencyKeyReused`.
+
+Results are pydantic models, stored as their JSON (``model_dump(mode="json")``) and read back with
+``model_validate``: a replay returns an equal result, so the caller renders it exactly as the first time.
+Records written before results were typed hold the HTTP answer itself (``status_code`` set): they are returned
+as :attr:`Once.stored` for the API layer to send as they are.
 """
 
 from __future__ import annotations
@@ -14,23 +22,49 @@ import json
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 from slotsys.kernel.errors import IdempotencyKeyReused, ValidationFailed
-from slotsys.kernel.settings import get_settings
 
 _KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
-class IdemResult:
-    status: int
-    body: dict
+class OnceKey:
+    """What identifies one money-moving request: the caller (``principal``, e.g. ``machine:M001``), its
+    ``Idempotency-Key`` (None or malformed → 422 naming ``Idempotency-Key``) and a ``fingerprint`` of what it asked."""
+
+    principal: str
+    key: str | None
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Once(Generic[R]):
+    """A use case's result, and whether it was ``replayed`` from the first request with the same key.
+    ``stored``: (HTTP status, body) of a record written before results were typed (``result`` is then None)."""
+
+    result: R
     replayed: bool
+    stored: tuple[int, dict] | None = None
+
+    @property
+    def status(self) -> int:
+        """The HTTP status of a :func:`run_once_dict` answer."""
+        assert self.stored is not None
+        return self.stored[0]
+
+    @property
+    def body(self) -> dict:
+        """The body of a :func:`run_once_dict` answer."""
+        assert self.stored is not None
+        return self.stored[1]
 
 
-def fingerprint(method: str, path: str, payload: Any) -> str:
-    raw = json.dumps([method, path, payload], sort_keys=True, separators=(",", ":"), default=str)
+def fingerprint(*parts: Any) -> str:
+    """SHA-256 (hex) of the parts as canonical JSON: the same request always gives the same fingerprint."""
+    raw = json.dumps(list(parts), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -42,32 +76,58 @@ def require_key(key: str | None) -> str:
     return key
 
 
-def run_once(uow_factory, principal: str, key: str | None, fp: str, fn: Callable[[Any], dict],
-             status: int | Callable[[dict], int] = 200, *, write_behind: bool = False) -> IdemResult:
-    """Run ``fn(uow)`` once per (principal, key); ``fn`` must not commit. ``write_behind``: the
-    transaction batches its result-less writes until the commit (``SqlUnitOfWork.write_behind``;
-    ``fn`` must not read them back). ``status`` may be a function of the body when the outcome is
-    decided inside the transaction (e.g. 201 printed / 202 pending)."""
-    key = require_key(key)
-    with uow_factory() as uow:
-        record_id = uow.idempotency.claim(principal, key, fp)
+def run_once(ctx, request: OnceKey, fn: Callable[[Any], R], *, result: type[R], write_behind: bool = False) -> Once[R]:
+    """Run ``fn(uow)`` once per (principal, key) in one transaction of ``ctx.uow`` and return its result.
+
+    ``fn`` returns an instance of ``result`` (a pydantic model) and must not commit. ``write_behind``: the
+    transaction batches its result-less writes until the commit (``fn`` must not read them back).
+    Raises :class:`ValidationFailed` for a missing or malformed key, :class:`IdempotencyKeyReused` for a key used
+    with another fingerprint, and whatever ``fn`` raises (the transaction, claim included, is rolled back)."""
+    key = require_key(request.key)
+    settings = ctx.settings
+    with ctx.uow() as uow:
+        record_id = uow.idempotency.claim(request.principal, key, request.fingerprint)
         if record_id is None:
-            rec = uow.idempotency.get(principal, key)
-            if rec.fingerprint != fp:
+            rec = uow.idempotency.get(request.principal, key)
+            if rec.fingerprint != request.fingerprint:
                 raise IdempotencyKeyReused(
-                    "this Idempotency-Key was already used for a different request", field="Idempotency-Key"
-                )
-            return IdemResult(rec.status_code, rec.response, True)
+                    "this Idempotency-Key was already used for a different request", field="Idempotency-Key")
+            if rec.status_code is not None:  # a record from before typed results: the HTTP answer itself
+                return Once(None, True, (rec.status_code, rec.response))  # type: ignore[arg-type]
+            return Once(result.model_validate(rec.response), True)  # type: ignore[attr-defined]
+        if write_behind:
+            uow.write_behind()
+        out = fn(uow)
+        uow.idempotency.complete(record_id, None, out.model_dump(mode="json"))  # type: ignore[attr-defined]
+        _fault_pause(settings.fault_delay_ms)  # fault injection (tests only): off by default
+        uow.commit()
+        _fault_pause(settings.fault_delay_after_commit_ms)
+        return Once(out, False)
+
+
+def run_once_dict(ctx, request: OnceKey, fn: Callable[[Any], dict], status: int | Callable[[dict], int] = 200, *,
+                  write_behind: bool = False) -> Once[dict]:
+    """:func:`run_once` for the use cases that still answer with a plain ``dict`` body and decide its HTTP
+    ``status`` (a number, or a function of the body when the outcome is decided inside the transaction)."""
+    key = require_key(request.key)
+    settings = ctx.settings
+    with ctx.uow() as uow:
+        record_id = uow.idempotency.claim(request.principal, key, request.fingerprint)
+        if record_id is None:
+            rec = uow.idempotency.get(request.principal, key)
+            if rec.fingerprint != request.fingerprint:
+                raise IdempotencyKeyReused(
+                    "this Idempotency-Key was already used for a different request", field="Idempotency-Key")
+            return Once(rec.response, True, (rec.status_code, rec.response))
         if write_behind:
             uow.write_behind()
         body = fn(uow)
-        if callable(status):
-            status = status(body)
-        uow.idempotency.complete(record_id, status, body)
-        _fault_pause(get_settings().fault_delay_ms)  # fault injection (tests only): off by default
+        code = status(body) if callable(status) else status
+        uow.idempotency.complete(record_id, code, body)
+        _fault_pause(settings.fault_delay_ms)
         uow.commit()
-        _fault_pause(get_settings().fault_delay_after_commit_ms)
-        return IdemResult(status, body, False)
+        _fault_pause(settings.fault_delay_after_commit_ms)
+        return Once(body, False, (code, body))
 
 
 def _fault_pause(ms: int) -> None:

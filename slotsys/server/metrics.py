@@ -8,7 +8,7 @@
   every worker (and survive a worker's restart); whichever worker answers the scrape reports the whole node.
 
 Business counters are incremented **after the transaction commits** and **not** for an idempotent replay
-(``record_*`` take the service's ``IdemResult``: ``replayed`` → nothing). Amounts are integer won.
+(:class:`PrometheusMetrics`, called after a commit, never for a replay). Amounts are integer won.
 
 * ``slotsys_spins_total``; ``slotsys_coin_in_won_total`` (won wagered); ``slotsys_coin_out_won_total`` (won
   paid by the games themselves; jackpots are counted apart);
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Iterable
+from typing import Iterable
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -62,35 +62,25 @@ def multiprocess_dir() -> str | None:
 
 
 # ------------------------------------------------------------------ business counters (after commit)
-def _fresh(result: Any) -> bool:
-    return not getattr(result, "replayed", True) and getattr(result, "status", 500) < 300
+class PrometheusMetrics:
+    """The business metrics port (:class:`slotsys.kernel.ports.Metrics`) on the counters above; the services call
+    it after their commit, never for a replay. Amounts in won."""
 
-
-def record_spin(result: Any) -> None:
-    """A spin's ``IdemResult`` after its commit: one game, its bet and its win (nothing for a replay)."""
-    if _fresh(result):
+    def game_played(self, bet_won: int, win_won: int) -> None:
         SPINS.inc()
-        COIN_IN.inc(result.body["bet"]["won"])
-        COIN_OUT.inc(result.body["total_win"])
+        COIN_IN.inc(bet_won)
+        COIN_OUT.inc(win_won)
 
-
-def count_refused_event(field: str) -> None:
-    """A machine event report refused: ``field`` is ``kind`` or ``sas_code``."""
-    EVENTS_REFUSED.labels(field=field).inc()
-
-
-def record_redemption(result: Any, channel: str) -> None:
-    """A ticket redemption's ``IdemResult`` after its commit (``channel``: cage | kiosk | machine)."""
-    if _fresh(result):
+    def ticket_redeemed(self, channel: str, amount_won: int) -> None:
         REDEMPTIONS.labels(channel).inc()
-        REDEEMED_WON.labels(channel).inc(result.body["ticket"]["amount"])
+        REDEEMED_WON.labels(channel).inc(amount_won)
 
+    def jackpot_awarded(self, level: str, amount_won: int) -> None:
+        JACKPOT_AWARDS.labels(level).inc()
+        JACKPOT_WON.labels(level).inc(amount_won)
 
-def record_jackpot_hits(decisions: Iterable[Any]) -> None:
-    """The hits of a committed fold (``level_code``, ``amount`` in won)."""
-    for d in decisions:
-        JACKPOT_AWARDS.labels(d.level_code).inc()
-        JACKPOT_WON.labels(d.level_code).inc(d.amount)
+    def event_refused(self, field: str) -> None:
+        EVENTS_REFUSED.labels(field=field).inc()
 
 
 def observe_request(endpoint: str, status: int, seconds: float, queue_wait_s: float | None = None) -> None:

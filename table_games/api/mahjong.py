@@ -37,7 +37,7 @@ PLAYER_ENDPOINTS = {"mahjong.score", "mahjong.list_tables", "mahjong.get_table",
 
 
 def svc() -> MahjongService:
-    return MahjongService(services().ctx)
+    return services().mahjong
 
 
 bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))

@@ -33,7 +33,7 @@ PLAYER_ENDPOINTS = {"poker.get_table", "poker.sit", "poker.buy_in", "poker.cash_
 
 
 def room() -> PokerRoomService:
-    return PokerRoomService(services().ctx)
+    return services().poker
 
 
 bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))

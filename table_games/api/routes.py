@@ -46,7 +46,7 @@ Hand = Annotated[list[Card], Field(max_length=20)]
 
 
 def tables() -> TableService:
-    return TableService(services().ctx)
+    return services().tables
 
 
 bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))

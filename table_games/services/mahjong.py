@@ -39,7 +39,7 @@ from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import Conflict, InsufficientFunds, NotFound, ValidationFailed
 from slotsys.kernel.money import MoneyError, require_won
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService
 from table_games.adapters.mahjong import MahjongHand, MahjongRepo, MahjongSeat, MahjongTable
@@ -193,8 +193,7 @@ class MahjongService:
             repo.add(MahjongSeat(table_id=t.id, seat=seat, player_id=pid))
             return {**table_view(uow, t), "entry": entry, "wallet": WalletService.balances(uow, pid)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats", body), fn,
-                       status=201)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats", body)), fn, status=201)
         return res.status, res.body, res.replayed
 
     def _seat(self, repo: MahjongRepo, t: MahjongTable, seat: str) -> MahjongSeat:
@@ -219,8 +218,7 @@ class MahjongService:
             entry = WalletService.debit_for_table(uow, s.player_id, acct, amount, refs={"mahjong": code, "seat": seat})
             return {**table_view(uow, t), "entry": entry, "wallet": WalletService.balances(uow, s.player_id)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key,
-                       fingerprint("POST", f"mahjong/{code}/seats/{seat}/top-up", body), fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats/{seat}/top-up", body)), fn)
         return res.status, res.body, res.replayed
 
     def leave(self, principal: Principal, code: str, seat: str, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -240,8 +238,7 @@ class MahjongService:
             return {**table_view(uow, t), "player_id": pid, "cashed_out": amount, "entry": entry,
                     "wallet": WalletService.balances(uow, pid)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats/{seat}/leave", {}),
-                       fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/seats/{seat}/leave", {})), fn)
         return res.status, res.body, res.replayed
 
     # ------------------------------------------------------------------ hands
@@ -346,7 +343,7 @@ class MahjongService:
             t.riichi_pot = t.riichi_pot + st.sticks_to_pot if score.payment_form == "nagashi_draw" else 0
             return {**hand_view(t, h), "table_state": table_view(uow, t)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
         return res.status, res.body, res.replayed
 
     def draw(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -389,8 +386,7 @@ class MahjongService:
             t.riichi_pot += len(riichi_seats)
             return {**hand_view(t, h), "table_state": table_view(uow, t)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/draws", body), fn,
-                       status=201)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"mahjong/{code}/draws", body)), fn, status=201)
         return res.status, res.body, res.replayed
 
 

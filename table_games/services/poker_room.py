@@ -23,7 +23,7 @@ from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService
 from table_games.adapters.poker_room import PokerHand, PokerRepo, PokerSeat, PokerTable
@@ -192,7 +192,7 @@ class PokerRoomService:
             return {"table": code, "player_id": pid, "amount": amount, "stack": _stack(uow, code, pid),
                     "entry": entry, "wallet": WalletService.balances(uow, pid)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"poker/{code}/buy-in", body), fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"poker/{code}/buy-in", body)), fn)
         return res.status, res.body, res.replayed
 
     def cash_out(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -217,7 +217,7 @@ class PokerRoomService:
             return {"table": code, "player_id": pid, "amount": amount, "entry": entry, "left": bool(body.get("leave")),
                     "wallet": WalletService.balances(uow, pid)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"poker/{code}/cash-out", body), fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"poker/{code}/cash-out", body)), fn)
         return res.status, res.body, res.replayed
 
     # ------------------------------------------------------------------ hands
@@ -313,7 +313,7 @@ class PokerRoomService:
                                    viewer=int(principal.name) if principal.kind == "player" else None, state=state)
 
         fp = fingerprint("POST", f"poker/{code}/hands/{number}/actions", body)
-        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn)
         return res.status, res.body, res.replayed
 
     def _settle(self, uow, t: PokerTable, h: PokerHand, state) -> None:

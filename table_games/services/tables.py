@@ -25,7 +25,7 @@ from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import Conflict, Forbidden, InsufficientFunds, NotFound, ValidationFailed
 from slotsys.kernel.money import milli_to_won_floor
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService
 from jackpot_controller.services.controller import service_for
@@ -517,7 +517,7 @@ class TableService:
             return out
 
         fp = fingerprint("POST", f"tables/{code}/rounds/{number}/bets", {**body, "player_id": player_id})
-        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
         return res.status, res.body, res.replayed
 
     @staticmethod
@@ -575,8 +575,7 @@ class TableService:
             return {"table": code, "round": number, "banker": seat, "player_id": pid, "cover": cover,
                     "house_bet": house_bet, "entry": escrow["entry"], "wallet": WalletService.balances(uow, pid)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key,
-                       fingerprint("POST", f"tables/{code}/rounds/{number}/bank", {"seat": seat}), fn, status=201)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"tables/{code}/rounds/{number}/bank", {"seat": seat})), fn, status=201)
         return res.status, res.body, res.replayed
 
     def hand_help(self, principal: Principal, code: str, number: int, place: str, kind: str,
@@ -770,7 +769,7 @@ class TableService:
             return {"table": code, "round": number, "decision": decision, "debited": out_bets, **bj_view(rnd)}
 
         fp = fingerprint("POST", f"tables/{code}/rounds/{number}/decisions", body)
-        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn)
         return res.status, res.body, res.replayed
 
     @staticmethod
@@ -888,7 +887,7 @@ class TableService:
             return out
 
         fp = fingerprint("POST", f"tables/{code}/rounds/{number}/settle", body)
-        res = run_once(self.ctx.uow, principal.id, idem_key, fp, fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn)
         return res.status, res.body, res.replayed
 
     def _verify_progressive(self, principal: Principal, mode: str, number: int, progressive: dict) -> None:
@@ -981,7 +980,7 @@ class TableService:
             return {"table": code, "player_id": pid, "colour": mine.colour, "chip_value": mine.chip_value,
                     "chips": mine.chips, "entry": entry, "wallet": WalletService.balances(uow, pid)}
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"tables/{code}/colour/buy-in", body), fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"tables/{code}/colour/buy-in", body)), fn)
         return res.status, res.body, res.replayed
 
     def colour_cash_out(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -1010,7 +1009,7 @@ class TableService:
             out["wallet"] = WalletService.balances(uow, pid)
             return out
 
-        res = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"tables/{code}/colour/cash-out", body), fn)
+        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"tables/{code}/colour/cash-out", body)), fn)
         return res.status, res.body, res.replayed
 
     # ------------------------------------------------------------------ replay + roadmaps

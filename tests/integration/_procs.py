@@ -84,17 +84,14 @@ class FloorDb:
     def drop(self) -> None:
         import sqlalchemy as sa
 
-        import slotsys.app.bootstrap as bootstrap
         from slotsys.floor.games import set_uploaded_source
 
         try:
             self.svc.jackpots.stop()
             self.svc.uow.engine.dispose()
-            # this app's approved-uploads source and services must not outlive its database (a module-scoped floor
-            # is dropped after the per-test restore has run)
+            # this app's approved-uploads source must not outlive its database (a module-scoped floor is dropped
+            # after the per-test restore has run)
             set_uploaded_source(None)
-            if bootstrap._current is self.svc:
-                bootstrap._current = None
         finally:
             with self.admin.connect() as c:
                 c.execute(sa.text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))

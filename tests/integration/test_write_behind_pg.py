@@ -17,8 +17,10 @@ from sqlalchemy.exc import IntegrityError
 
 from slotsys.floor.adapters.tables import GameRound
 from slotsys.kernel import accounts
-from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, execute_or_defer, make_engine, utcnow
+from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, make_engine, utcnow
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 from jackpot_controller.services.controller import service_for
+from slotsys.app.bootstrap import make_uow
 from slotsys.kernel.adapters.uow import UowFactory
 from slotsys.kernel import ledger as L
 from slotsys.kernel.context import Principal
@@ -29,7 +31,7 @@ pytestmark = pytest.mark.integration
 
 def _small_pool(pg_app, size: int) -> UowFactory:
     url = pg_app.extensions["slotsys"].settings.database_url
-    return UowFactory(make_engine(url, pool_size=size, max_overflow=0))
+    return make_uow(make_engine(url, pool_size=size, max_overflow=0))
 
 
 def _bet(asset: str) -> dict:

@@ -14,7 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from slotsys.floor.adapters.tables import Machine
-from slotsys.kernel.adapters.db import execute_or_defer
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 from tito.adapters.tables import DrawerSession, PromoTicketRequest, TerminalGuard, Ticket, TicketEvent, TitoCounter
 from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, PROMO_TYPES, REDEEMED
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import Response, current_app
+from flask import Response
 from pydantic import ConfigDict, Field
 
 from slotsys.kernel.api.common import AUTH_DOC, QueryModel, StrictModel, Won, idem_key, principal, reply, services
@@ -26,10 +26,7 @@ Int24 = Annotated[int, Field(strict=True, ge=0, le=0xFFFFFF)]
 
 
 def tito() -> TitoServices:
-    ext = current_app.extensions
-    if "tito" not in ext:
-        ext["tito"] = TitoServices.build(services().ctx)
-    return ext["tito"]
+    return services().tito
 
 
 class RedeemIn(StrictModel):

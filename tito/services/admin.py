@@ -20,7 +20,7 @@ from slotsys.kernel.errors import Conflict, Forbidden, NotFound, TwoSignaturesRe
 from slotsys.kernel.money import MoneyError, require_won
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.checks import require_machine
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from tito.adapters.repo import PromoIssueRepo, PromoRequestRepo, TicketRepo
 from tito.adapters.tables import PromoTicketRequest
@@ -110,7 +110,7 @@ class TicketAdminService:
             uow.session.refresh(t)
             return {"ticket": T.ticket_view(t), "written_off_to": target}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "tickets/void", [vn, why]), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "tickets/void", [vn, why])), fn)
         return r.status, r.body, r.replayed
 
     # -------------------------------------------------------- expiry override
@@ -209,9 +209,7 @@ class TicketAdminService:
                         "floor_total": floor}
             return {"ticket": T.ticket_view(self._print_promo(uow, won, credit_type, name, principal.id))}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key,
-                     fingerprint("POST", "tickets/promotional", [won, name, credit_type, why]), fn,
-                     status=lambda body: 202 if "request" in body else 201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "tickets/promotional", [won, name, credit_type, why])), fn, status=lambda body: 202 if "request" in body else 201)
         return r.status, r.body, r.replayed
 
     def _print_promo(self, uow, won: int, credit_type: str, station: str, actor: str):
@@ -243,8 +241,8 @@ class TicketAdminService:
                                         request_id=req.id, requested_by=req.requested_by, amount=req.amount)
             return {"ticket": T.ticket_view(t), "request": _request_view(req)}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"tickets/promotional/{request_id}/approve",
-                                                                       None), fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"tickets/promotional/{request_id}/approve",
+                                                                       None)), fn, status=201)
         return r.status, r.body, r.replayed
 
     def refuse_promotional(self, principal: Principal, request_id: int, reason: object) -> dict:
@@ -301,7 +299,7 @@ class TicketAdminService:
                                             f"it in the handpay queue", field="asset", amount=amount, two_person_won=limit)
             return T.issue_handpay_receipt(uow, self.ctx, m, principal.name)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"handpay/{asset}", None), fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"handpay/{asset}", None)), fn, status=201)
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------ validation scheme

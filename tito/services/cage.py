@@ -20,8 +20,7 @@ from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import Conflict, ValidationFailed
 from slotsys.kernel.money import MoneyError, require_won
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.server import metrics
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from tito.adapters.repo import DrawerRepo, TicketRepo
 from tito.adapters.tables import DrawerSession
@@ -127,10 +126,11 @@ class CageService:
                         "session": ds.id, "honoured_expired": expired}
 
             fp = fingerprint("POST", "cage/redeem", [vn, amount])
-            return run_once(self.ctx.uow, principal.id, idem_key, fp, fn, write_behind=True)
+            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, write_behind=True)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=CAGE, location=MAIN_CAGE, raw=raw_number, run=run)
-        metrics.record_redemption(r, "cage")  # after the commit; nothing for a replay
+        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("cage", r.body["ticket"]["amount"])
         return r.status, r.body, r.replayed
 
     # ---------------------------------------------------------------- drawer
@@ -146,8 +146,7 @@ class CageService:
             ds = open_drawer_session(uow, self.ctx, principal.name, drawer, amount)
             return _session_view(uow, ds)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "cage/sessions", [drawer, amount]), fn,
-                     status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "cage/sessions", [drawer, amount])), fn, status=201)
         return r.status, r.body, r.replayed
 
     def current_session(self, principal: Principal) -> dict:
@@ -193,5 +192,5 @@ class CageService:
                                         variance=variance)
             return _session_view(uow, ds)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "cage/sessions/close", counted), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "cage/sessions/close", counted)), fn)
         return r.status, r.body, r.replayed

@@ -14,8 +14,7 @@ from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import NotFound, ValidationFailed
 from slotsys.kernel.money import MoneyError, require_won
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.server import metrics
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from tito.adapters.repo import TicketRepo
 from tito.domain.tickets import KIOSK
@@ -62,11 +61,11 @@ class KioskService:
                 view = T.redeem_locked(uow, self.ctx, t, channel=KIOSK, location=code, by=code, credit_account=account)
                 return {"ticket": view, "paid": view["amount"], "kiosk": code, "cassette": uow.ledger.balance(account)}
 
-            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "kiosk/redeem", vn), fn,
-                            write_behind=True)
+            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "kiosk/redeem", vn)), fn, write_behind=True)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=KIOSK, location=code, raw=raw_number, run=run)
-        metrics.record_redemption(r, "kiosk")  # after the commit; nothing for a replay
+        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("kiosk", r.body["ticket"]["amount"])
         return r.status, r.body, r.replayed
 
     def fill(self, principal: Principal, code: str, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -84,7 +83,7 @@ class KioskService:
             cassette = fill_kiosk(uow, code, won, principal.id, self.ctx.clock.now())
             return {"kiosk": code, "filled": won, "cassette": cassette}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"kiosks/{code}/fill", won), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"kiosks/{code}/fill", won)), fn)
         return r.status, r.body, r.replayed
 
     def status(self, principal: Principal, code: str) -> dict:

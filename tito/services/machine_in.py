@@ -30,8 +30,7 @@ from slotsys.kernel import accounts
 from slotsys.kernel.errors import Conflict, MachineLocked, ValidationFailed
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.checks import require_machine
-from slotsys.server import metrics
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from tito.adapters.repo import TicketRepo
 from slotsys.kernel import credits as promo
 from tito.domain.tickets import ISSUED, MACHINE, NONRESTRICTED_PROMO, PENDING, PROMOTIONAL
@@ -140,7 +139,7 @@ class MachineTicketIn:
                         "amount": t.amount, "credit_meter": _METER_NAMES.get(t.type, "cashable"),
                         "hold_until": (now + hold).isoformat(), "hold_seconds": hold.total_seconds()}
 
-            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/authorize/{asset}", vn), fn)
+            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/authorize/{asset}", vn)), fn)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
         return r.status, r.body, r.replayed
@@ -178,8 +177,9 @@ class MachineTicketIn:
             check_credit_limit(uow, m, t.amount)  # credits may have come in since the authorisation
             return self._redeem(uow, m, t, "committed", transaction_id=txn)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/commit/{asset}", [vn, txn]), fn)
-        metrics.record_redemption(r, "machine")  # after the commit; nothing for a replay
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/commit/{asset}", [vn, txn])), fn)
+        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("machine", r.body["ticket"]["amount"])
         return r.status, r.body, r.replayed
 
     def reject(self, principal: Principal, asset: str, raw_number: object, transaction_id: object, reason: str | None,
@@ -207,8 +207,7 @@ class MachineTicketIn:
                      transaction_id=txn, reason=reason)
             return {"machine": asset, "validation_number": vn, "status": ISSUED, "reason": reason}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key,
-                     fingerprint("POST", f"ticket-in/reject/{asset}", [vn, txn, reason]), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/reject/{asset}", [vn, txn, reason])), fn)
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------------ single call
@@ -228,9 +227,9 @@ class MachineTicketIn:
                 check_credit_limit(uow, m, t.amount)
                 return self._redeem(uow, m, t, "redeemed")
 
-            return run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn), fn,
-                            write_behind=True)
+            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn)), fn, write_behind=True)
 
         r = T.presenting(self.ctx, terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
-        metrics.record_redemption(r, "machine")  # after the commit; nothing for a replay
+        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("machine", r.body["ticket"]["amount"])
         return r.status, r.body, r.replayed

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from apiflask import APIBlueprint
-from flask import Response, current_app, g, request
+from flask import Response, g, request
 from pydantic import Field
 
 from slotsys.kernel.api.common import AUTH_DOC, QueryModel, principal, services
@@ -22,11 +22,8 @@ STREAM_ENDPOINT = "screens.jackpot_stream"  # authenticated by its stream token 
 
 
 def _svc() -> tuple[FloorViewService, ScreensService]:
-    ext = current_app.extensions
-    if "screens" not in ext:
-        ctx = services().ctx
-        ext["screens"] = (FloorViewService(ctx), ScreensService(ctx))
-    return ext["screens"]
+    s = services()
+    return s.floor_view, s.screens
 
 
 @bp.get("/floor/overview")

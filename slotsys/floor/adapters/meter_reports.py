@@ -12,7 +12,8 @@ from datetime import datetime
 from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, insert, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from slotsys.kernel.adapters.db import Base, TZDateTime, execute_or_defer, utcnow
+from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 
 
 class MachineMeterReport(Base):

@@ -7,7 +7,8 @@ from sqlalchemy import BigInteger, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from slotsys.kernel.adapters.db import Account, execute_or_defer, utcnow
+from slotsys.kernel.adapters.db import Account, utcnow
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 from slotsys.floor.adapters.tables import GameRound, Machine, Zone
 from slotsys.players.adapters.tables import PlayerSession
 from slotsys.kernel.errors import NotFound

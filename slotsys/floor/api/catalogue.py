@@ -7,26 +7,20 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from apiflask import APIBlueprint
-from flask import current_app, request
+from flask import request
 from pydantic import AwareDatetime, ConfigDict, Field, StrictBool
 
 from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryId, QueryModel, StrictModel, principal, services
 from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.floor.domain.game_upload import MAX_DEFINITION_CHARS
-from slotsys.kernel.audit_reader import AuditLogReader
-from slotsys.floor.services.catalogue import STATUSES, GameCatalogueService
-from slotsys.staff.services.admin import StaffAdminService
+from slotsys.floor.services.catalogue import STATUSES
 
 bp = APIBlueprint("administration", __name__, url_prefix="/api/v1", tag="Administration")
 
 
 def _svc(name: str):
-    ext = current_app.extensions
-    if "administration" not in ext:
-        s = services()
-        ext["administration"] = {"games": GameCatalogueService(s.ctx), "staff": StaffAdminService(s.ctx, s.auth),
-                              "audit": AuditLogReader(s.ctx)}
-    return ext["administration"][name]
+    s = services()
+    return {"games": s.games, "staff": s.staff_admin, "audit": s.audit_log}[name]
 
 
 Text400 = Annotated[str, Field(max_length=400)]

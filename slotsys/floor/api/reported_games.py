@@ -61,7 +61,7 @@ class MetersReportIn(StrictModel):
 
 
 def _svc() -> MachineGameService:
-    return MachineGameService(services().ctx)
+    return services().reported_games
 
 
 @bp.post("/<asset>/games")

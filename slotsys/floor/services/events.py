@@ -36,13 +36,12 @@ import structlog
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from slotsys.server import metrics
 from slotsys.floor.domain import alerts as A
 from slotsys.floor.domain import machine_events as V
 from slotsys.kernel.errors import Conflict, NotFound, ValidationFailed
 from slotsys.kernel import audit_log
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.floor.services.event_log import announce_alert, open_alert, record_event
 from slotsys.kernel.checks import require_role
 
@@ -187,7 +186,7 @@ class FloorEventsService:
             try:
                 resolved.append(V.resolve(e.get("kind"), e.get("sas_code")))
             except V.UnknownEvent as err:
-                metrics.count_refused_event(err.field)
+                self.ctx.metrics.event_refused(err.field)
                 raise ValidationFailed(str(err), field=f"events[{i}].{err.field}") from None
 
         def fn(uow) -> dict:
@@ -198,8 +197,7 @@ class FloorEventsService:
             return {"machine": asset, "events": out}
 
         if idem_key:
-            r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"events/{asset}", events), fn,
-                         status=201)
+            r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"events/{asset}", events)), fn, status=201)
             return r.status, r.body, r.replayed
         with self.ctx.uow() as uow:
             body = fn(uow)
@@ -475,8 +473,7 @@ class FloorEventsService:
             return handpay_view(h, asset, self.settings.handpay_two_person_won)
 
         try:
-            r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"handpays/{handpay_id}/sign", None),
-                         fn)
+            r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"handpays/{handpay_id}/sign", None)), fn)
         except Conflict as e:
             if refusal:
                 audit_log.record_refusal(self.ctx.uow, principal, "handpay.sign", f"handpay:{handpay_id}", e.code,

@@ -24,8 +24,7 @@ from slotsys.floor.games import load_game
 from slotsys.kernel.checks import require_machine
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.players.services import loyalty_play
-from slotsys.kernel.idempotency import fingerprint, run_once
-from slotsys.server import metrics
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from tito.services import tickets as tito
 
 log = structlog.get_logger("slotsys.floor")
@@ -140,7 +139,7 @@ class FloorService:
             uow.machines.add_meters(m.id, bills_in=amount)
             return {"machine": asset, "amount": amount, "credits": _credits(uow, asset), "entry": entry_id}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"bill-in/{asset}", amount), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"bill-in/{asset}", amount)), fn)
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------------ spin
@@ -230,9 +229,9 @@ class FloorService:
             }
 
         # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet), fn,
-                     write_behind=True)
-        metrics.record_spin(r)  # after the commit; nothing for a replay
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet)), fn, write_behind=True)
+        if not r.replayed:  # after the commit; nothing for a replay
+            self.ctx.metrics.game_played(r.body["bet"]["won"], r.body["total_win"])
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------------ cash-out
@@ -250,7 +249,7 @@ class FloorService:
             _active(m)
             return tito.cash_out_machine(uow, self.ctx, m)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"cash-out/{asset}", None), fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"cash-out/{asset}", None)), fn, status=201)
         return r.status, r.body, r.replayed
 
     # ------------------------------------------------------------ ticket-in

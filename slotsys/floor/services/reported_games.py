@@ -42,7 +42,7 @@ from slotsys.kernel import audit_log
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.floor.services.play import account_game, stake
 from slotsys.kernel.checks import require_machine
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.floor.services.event_log import record_system_event
 
 log = structlog.get_logger("slotsys.machine_games")
@@ -238,8 +238,7 @@ class MachineGameService:
     def _once(self, principal: Principal, asset: str, idem_key: str | None, what: str, payload: Any, fn,
               *, game_number: int | None) -> tuple[int, dict, bool]:
         try:
-            r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"{what}/{asset}", payload), fn,
-                         write_behind=True)
+            r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"{what}/{asset}", payload)), fn, write_behind=True)
         except DomainError as e:
             if not isinstance(e, (NotFound, Forbidden, Unauthorized)):
                 self._refused(asset, e, payload, game_number)

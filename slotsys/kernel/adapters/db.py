@@ -24,7 +24,6 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.sql.dml import Insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -134,25 +133,6 @@ class AuditLogRow(Base):
 
 
 Index("ix_idempotency_records_created_at", IdempotencyRecord.created_at)  # the retention purge (migration 0016)
-
-
-WRITE_BEHIND = "slotsys_write_behind"  # Session.info key: the unit of work's queue of deferred writes
-
-
-def execute_or_defer(session, stmt, params, *, allowed: bool = True) -> None:
-    """Execute a Core statement that returns no rows (INSERT/UPDATE without RETURNING) on the
-    session's connection, or, when the unit of work batches its writes
-    (``SqlUnitOfWork.write_behind``) and ``allowed``, queue it for the commit: the queued
-    statements run in order right before COMMIT, on PostgreSQL in one round trip (psycopg
-    pipeline mode). A deferred write must not be read back in the same transaction; a deferred
-    INSERT is made ``inline`` (no implicit RETURNING of its key, which a pipeline cannot return)."""
-    queue = session.info.get(WRITE_BEHIND)
-    if queue is None or not allowed:
-        session.connection().execute(stmt, params)
-    else:
-        if isinstance(stmt, Insert) and not stmt._inline:
-            stmt = stmt.inline()
-        queue.append((stmt, params))
 
 
 def make_engine(url: str, *, echo: bool = False, pool_size: int = 10, max_overflow: int = 20,

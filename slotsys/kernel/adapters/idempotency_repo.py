@@ -9,7 +9,8 @@ from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from slotsys.kernel.adapters.db import IdempotencyRecord, execute_or_defer, utcnow
+from slotsys.kernel.adapters.db import IdempotencyRecord, utcnow
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 
 
 _T = IdempotencyRecord.__table__

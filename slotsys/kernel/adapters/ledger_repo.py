@@ -6,7 +6,8 @@ from sqlalchemy import BigInteger, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from slotsys.kernel.adapters.db import Account, JournalEntryRow, PostingRow, execute_or_defer, utcnow
+from slotsys.kernel.adapters.db import Account, JournalEntryRow, PostingRow, utcnow
+from slotsys.kernel.adapters.write_behind import execute_or_defer
 from slotsys.kernel.errors import InsufficientFunds, NotFound
 from slotsys.kernel.ledger import AccountType, JournalEntry
 

@@ -70,9 +70,7 @@ def player_token_hook(endpoints: set[str] | frozenset[str]):
         scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
         token = token.strip()
         if scheme.lower() == "bearer" and token.startswith("pl_"):
-            from slotsys.players.services.players import PlayerService
-
-            g.principal = PlayerService(services().ctx).authenticate(token)
+            g.principal = services().players.authenticate(token)
 
     return _player_token
 

@@ -38,11 +38,11 @@ Count = Annotated[int, Field(strict=True, ge=0, le=10**12)]
 
 
 def players() -> PlayerService:
-    return PlayerService(services().ctx)
+    return services().players
 
 
 def sessions() -> SessionService:
-    return SessionService(services().ctx)
+    return services().sessions
 
 
 # Endpoints a player may call with their own token (``pl_…``, from /players/login).

@@ -63,7 +63,7 @@ from slotsys.kernel.money import milli_to_won_floor
 from slotsys.kernel.security import hash_password, new_token, token_digest, verify_password
 from slotsys.players.services import loyalty_play as LP
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService, wallet_account
 from tito.adapters.repo import DrawerRepo
@@ -329,7 +329,7 @@ class PlayerService:
             WalletService.open(uow, player.id)
             return {"card_number": card.card_number, **player_view(uow, player, now)}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", "players", [name]), fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "players", [name])), fn, status=201)
         return r.status, r.body, r.replayed
 
     def _new_card(self, uow, player_id: int, pin_hash: str, now: datetime, by: str) -> PlayerCard:
@@ -362,8 +362,7 @@ class PlayerService:
             card = self._new_card(uow, player.id, pin_hash, now, principal.id)
             return {"card_number": card.card_number, **player_view(uow, player, now)}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"players/{player_id}/cards", None), fn,
-                     status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/cards", None)), fn, status=201)
         return r.status, r.body, r.replayed
 
     def set_card_status(self, principal: Principal, raw_number: object, action: str) -> dict:
@@ -504,7 +503,7 @@ class PlayerService:
                                            refs={"drawer": drawer})
             return {"player": player_id, "amount": amount, "entry": entry, "wallet": WalletService.balances(uow, player_id)}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"players/{player_id}/deposit", amount), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/deposit", amount)), fn)
         return r.status, r.body, r.replayed
 
     def withdraw(self, principal: Principal, player_id: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -523,7 +522,7 @@ class PlayerService:
                                            memo=f"cash withdrawal ({principal.name})", refs={"drawer": drawer})
             return {"player": player_id, "amount": amount, "entry": entry, "wallet": WalletService.balances(uow, player_id)}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"players/{player_id}/withdraw", amount), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/withdraw", amount)), fn)
         return r.status, r.body, r.replayed
 
     @staticmethod
@@ -576,7 +575,7 @@ class PlayerService:
                     "wallet": WalletService.balances(uow, player.id)}
 
         fp = fingerprint("POST", f"players/{player_id}/redeem", [points, kind])
-        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
         return r.status, r.body, r.replayed
 
     # -- table ratings
@@ -590,8 +589,7 @@ class PlayerService:
         def fn(uow) -> dict:
             return rate_table_play(uow, player_id, rated_by=principal.id, now=self._now(), **args)
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"players/{player_id}/ratings", args), fn,
-                     status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/ratings", args)), fn, status=201)
         return r.status, r.body, r.replayed
 
     # -- program configuration

@@ -39,7 +39,7 @@ from slotsys.kernel.money import MoneyError, require_won
 from slotsys.players.services import loyalty_play as LP
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.checks import require_machine
-from slotsys.kernel.idempotency import fingerprint, run_once
+from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.players.services.players import limits_of, refuse_unusable, session_view, usable_card, verify_pin
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService, wallet_account
@@ -134,7 +134,7 @@ class SessionService:
             return {"already_carded": False, **self._greeting(uow, player, s, m, now)}
 
         fp = fingerprint("POST", f"card-in/{asset}", str(raw_card))
-        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
         return r.status, r.body, r.replayed
 
     @staticmethod
@@ -174,7 +174,7 @@ class SessionService:
             log.info("session.card_out", machine=asset, player=s.player_id, session=s.id, games=s.games_played)
             return {"session": session_view(s, m, now)}
 
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"card-out/{asset}", None), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"card-out/{asset}", None)), fn)
         return r.status, r.body, r.replayed
 
     def current(self, principal: Principal, asset: str) -> dict:
@@ -257,7 +257,7 @@ class SessionService:
 
         path = "cash-out-to-wallet" if cash_out else f"wallet/{direction}"
         fp = fingerprint("POST", f"{path}/{asset}", [str(body.get("card_number")), amount, kind])
-        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=200)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=200)
         return r.status, r.body, r.replayed
 
     def to_machine(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
@@ -316,7 +316,7 @@ class SessionService:
                     "points_available": (player.points_milli - player.points_held_milli) // MILLI_PER_POINT}
 
         fp = fingerprint("POST", f"redemptions/{asset}", [str(body.get("card_number")), points, kind])
-        r = run_once(self.ctx.uow, principal.id, idem_key, fp, fn, status=201)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
         return r.status, r.body, r.replayed
 
     def _settle(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None,
@@ -362,8 +362,8 @@ class SessionService:
                     "points_balance": player.points_milli // MILLI_PER_POINT, **machine_credits(uow, asset)}
 
         action = "ack" if ack else "cancel"
-        r = run_once(self.ctx.uow, principal.id, idem_key, fingerprint("POST", f"redemptions/{asset}/{redemption_id}/{action}",
-                                                                         None), fn)
+        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"redemptions/{asset}/{redemption_id}/{action}",
+                                                                         None)), fn)
         return r.status, r.body, r.replayed
 
     def redeem_ack(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None) -> tuple[int, dict, bool]:

@@ -73,9 +73,7 @@ def recheck(services, cred: tuple[str, str | None]) -> None:
 def authenticate(services, path: str, authorization: str | None, args: dict[str, str]):
     """The caller's :class:`~slotsys.kernel.context.Principal`; raises ``Unauthorized`` (401) otherwise."""
     if path == SCREENS_STREAM:
-        from slotsys.app.screens import ScreensService
-
-        return ScreensService(services.ctx).check_stream_token(args.get("token"))
+        return services.screens.check_stream_token(args.get("token"))
     if path == JACKPOT_STREAM:
         return services.auth.authenticate(authorization)
     raise Unauthorized("not a stream")

@@ -93,20 +93,17 @@ def raise_open_files(want: int) -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def run(host: str, port: int) -> None:
-    """Serve until SIGINT/SIGTERM. Needs ``REDIS_URL`` (the web nodes publish there)."""
+def run(services, settings, host: str, port: int) -> None:
+    """Serve until SIGINT/SIGTERM with ``services`` (built by the caller for ``settings``). Needs ``REDIS_URL``
+    (the web nodes publish there)."""
     from jackpot_controller.services.controller import CHANNEL
-    from slotsys.app.bootstrap import build_services
-    from slotsys.kernel.settings import get_settings
 
-    settings = get_settings()
     if not settings.redis_url:
         raise SystemExit("slotsys streams needs REDIS_URL (the web nodes publish the signage channel there); "
                          "the embedded default (make run) serves streams inside its gunicorn worker instead")
     raise_open_files(settings.stream_max_total + 200)
     if settings.stream_nice:
         os.nice(settings.stream_nice)  # spins before signage on a shared node (Settings.stream_nice)
-    services = build_services(settings)
     services.jackpots.stop()  # this process folds nothing; the web nodes and beat do
     limits = Limits.from_settings(settings)
     log.info("streams.serving", host=host, port=port, per_principal=limits.per_principal, max_total=limits.max_total)

@@ -15,10 +15,8 @@ ASSET = "B001"
 @pytest.fixture(scope="module")
 def live(chromium_path, tmp_path_factory):
     """A floor of this module's own: the machine it enrols must not change the shared floor other screens count."""
-    import slotsys.app.bootstrap as bootstrap
     from tests.conftest import Api, _make_app
 
-    shared = bootstrap._current  # the session floor's services: what its eager tasks and streams find again after
     tmp = tmp_path_factory.mktemp("floor-admin-screen")
     app = _make_app(Settings(database_url=f"sqlite:///{tmp / 'floor.db'}", redis_url=None, celery_eager=True,
                              credentials_file=tmp / "creds.json"))
@@ -27,7 +25,6 @@ def live(chromium_path, tmp_path_factory):
     yield server, Api(app)
     server.stop()
     app.extensions["slotsys"].uow.engine.dispose()
-    bootstrap._current = shared
 
 
 def _machine(api, asset: str = ASSET) -> dict:
