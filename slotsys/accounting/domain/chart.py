@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from slotsys.domain.ledger import AccountType
 
-__all__ = ["GLAccount", "CHART", "UnmappedAccount", "gl_for", "pattern_for", "account_movements",
+__all__ = ["GLAccount", "CHART", "UnmappedAccount", "gl_for", "pattern_for", "account_movements", "normal_balances",
            "JournalRow", "JournalSummary", "summarise", "type_mismatches"]
 
 A, L, E, R, X = AccountType.ASSET, AccountType.LIABILITY, AccountType.EQUITY, AccountType.REVENUE, AccountType.EXPENSE
@@ -201,6 +201,15 @@ def account_movements(postings: Iterable[tuple[str, int]]) -> dict[str, tuple[in
         else:
             m[1] -= amount
     return {c: (d, cr) for c, (d, cr) in out.items()}
+
+
+def normal_balances(postings: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """Each account's balance from its postings (e.g. every posting up to a day's close), as an accountant
+    reads it: Σ amount × the normal sign of its GL account. Raises :class:`UnmappedAccount`."""
+    out: dict[str, int] = {}
+    for code, amount in postings:
+        out[code] = out.get(code, 0) + amount
+    return {c: v * gl_for(c).normal_sign for c, v in out.items()}
 
 
 @dataclass(frozen=True)
