@@ -140,7 +140,8 @@ def two_day_floor(seed: int = 7) -> tuple[Floor, date, date]:
             t += timedelta(seconds=rng.randint(4, 40))
             game = f.config[asset][0]
             opt = rng.choice(options[game][-8:]).bet  # the larger bets
-            win = rng.choice([0, 0, 0, opt.credits // 2, opt.credits, 3 * opt.credits, 0, 20 * opt.credits])
+            # a pay mix of about 80% of the bet: 0 six times in ten, ½, 1, 2 and 4½ bets
+            win = rng.choice([0] * 6 + [opt.credits // 2, opt.credits, 2 * opt.credits, 9 * opt.credits // 2])
             f.game(asset, t, opt, win)
         return t
 
