@@ -59,7 +59,7 @@ def _text(cell: Cell, text: str) -> None:
 
 
 def _sheet_name(s: Section, used: set[str]) -> str:
-    base = _SHEET_BAD.sub(" ", f"{s.ko} {s.en}")[:31].strip()
+    base = _SHEET_BAD.sub(" ", s.sheet)[:31].strip()
     name, n = base, 2
     while name in used:
         suffix = f" ({n})"

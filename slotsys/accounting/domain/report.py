@@ -56,6 +56,11 @@ class Section:
     def title(self) -> str:
         return f"{self.ko} · {self.en}"
 
+    @property
+    def sheet(self) -> str:
+        """A short name (a workbook sheet's, at most 31 characters)."""
+        return SHEETS.get(self.key, f"{self.ko} {self.en}")[:31]
+
 
 @dataclass
 class Document:
@@ -83,6 +88,12 @@ class Document:
                 return s
         raise KeyError(key)
 
+
+SHEETS = {"floor": "영업장 Floor", "zones": "구역 Zones", "banks": "뱅크 Banks", "games": "게임 Games",
+          "machines": "기계 Machines", "flagged": "이상 Flagged", "exceptions": "예외 Exceptions",
+          "ties": "미터-원장 Meters vs ledger", "drop": "드롭 Drop", "accountability": "시재 Accountability",
+          "liabilities": "부채 Liabilities", "points": "포인트 Points", "journal": "분개 Journal",
+          "chart": "계정과목 Chart of accounts"}
 
 C = Column
 FIGURES = [
