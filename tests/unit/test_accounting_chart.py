@@ -166,3 +166,9 @@ def test_a_posting_to_an_unmapped_account_fails_the_summary():
 def test_an_unbalanced_journal_is_reported_not_corrected():
     s = C.summarise([(L.machine_hold("M1"), -100), (L.machine_credits("M1"), 90)])
     assert not s.balanced and (s.debits, s.credits) == (90, 100)
+
+
+def test_the_docs_table_lists_every_gl_account():
+    text = (ROOT / "docs" / "accounting.md").read_text(encoding="utf-8")
+    for g in C.CHART:
+        assert f"| {g.number} | `{g.pattern}` | {g.name_ko} | {g.name_en} | {g.type.value} | {g.normal_balance} |" in text, g
