@@ -4,7 +4,7 @@ theoretical hold from the exact par sheets of the catalogue, and the variance fl
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 
 import pytest
@@ -13,7 +13,6 @@ from slotsys.accounting.domain import chart as C
 from slotsys.accounting.domain.day_close import (
     METERS, DayCloseError, MachineInfo, OptionPlay, Snapshot, close_day, meters_vs_ledger, segments,
 )
-from slotsys.domain import ledger as L
 from tests.unit.accounting_floor import KEPT_METERS, par, two_day_floor
 
 UTC = timezone.utc
@@ -222,10 +221,11 @@ def test_missing_opening_or_closing_and_a_silent_configuration_change_are_except
     at = datetime(2026, 12, 1, tzinfo=UTC)
     snaps = [_snap(at, "game_change_after", 0), _snap(at + timedelta(hours=5), "game_change_before", 50_000,
                                                       cfg=("tiger_reels_243", "95", 10))]
-    plays = [OptionPlay("M1", "dragon_pearl_50", "92", 100, 50, None, 1, 10, 50_000)]
+    plays = [OptionPlay("M1", "dragon_pearl_50", "92", 100, 50, None, 1, 10, 50_000),
+             OptionPlay("M1", "tiger_reels_243", "95", 10, None, 5, 1, 4, 1_000)]
     m = close_day([MachineInfo("M1", "B", "Z")], snaps, plays, par).machine("M1")
     assert [e["code"] for e in m.exceptions] == ["no_opening_snapshot", "no_closing_snapshot",
-                                                 "configuration_changed_in_segment"]
+                                                 "configuration_changed_in_segment", "play_without_segment"]
     assert m.figures.coin_in == 50_000 and m.parts[0].game_id == "dragon_pearl_50"
 
 
@@ -234,3 +234,9 @@ def test_to_dict_carries_every_level(closes):
     assert set(d) >= {"machines", "parts", "banks", "zones", "games", "floor", "flagged", "k"}
     assert d["floor"]["coin_in"] == sum(r["coin_in"] for r in d["machines"])
     assert d["k"] == 3.0
+
+
+def test_signed_milli_floor_rounds_toward_minus_infinity():
+    from slotsys.domain.money import milli_to_won_floor_signed
+
+    assert [milli_to_won_floor_signed(m) for m in (1_999, 1_000, 0, -1, -1_000, -1_500)] == [1, 1, 0, -1, -1, -2]

@@ -177,8 +177,8 @@ class Segment:
 class Figures:
     """The day's figures of a part, machine or roll-up (see the module docstring). ``meters``: name → won or
     count (None: not metered on some machine). ``theo_milli``: Σ of the options' rounded-down milli-won;
-    ``theo_won``: Σ of the parts' whole won; ``expected``: the exact E[hold] (won, float) and ``variance`` the
-    Var[hold] (won²) of the attributed play."""
+    ``theo_won``: Σ of the parts' whole won; ``expected``: the exact E[hold] (won, a Fraction) and ``variance``
+    the Var[hold] (won², float) of the attributed play."""
 
     meters: dict[str, int | None] = field(default_factory=lambda: {m: 0 for m in METERS})
     theo_milli: int = 0
@@ -432,11 +432,11 @@ def close_day(machines: Iterable[MachineInfo], snapshots: Iterable[Snapshot], pl
         if s.asset not in info:
             raise DayCloseError("snapshot of a machine not on the floor list", asset=s.asset)
         snaps[s.asset].append(s)
-    play_by: dict[tuple[str, tuple[str, str, int]], list[OptionPlay]] = defaultdict(list)
+    play_by: dict[str, dict[tuple[str, str, int], list[OptionPlay]]] = defaultdict(lambda: defaultdict(list))
     for p in plays:
         if p.asset not in info:
             raise DayCloseError("option play of a machine not on the floor list", asset=p.asset)
-        play_by[(p.asset, p.config)].append(p)
+        play_by[p.asset][p.config].append(p)
 
     days: list[MachineDay] = []
     for asset in sorted(info):
@@ -465,15 +465,14 @@ def close_day(machines: Iterable[MachineInfo], snapshots: Iterable[Snapshot], pl
             for m in METERS:
                 a, d = f.meters[m], seg.deltas[m]
                 f.meters[m] = None if a is None or d is None else a + d
-        for cfg in list(play_by):
-            if cfg[0] == asset and cfg[1] not in parts:
-                g, v, d = cfg[1]
-                exceptions.append({"code": "play_without_segment",
-                                   "detail": f"option play recorded for {g}/{v} at ₩{d:,}, which no segment shows"})
+        own_play = play_by.get(asset, {})
+        for g, v, d in sorted(set(own_play) - set(parts)):
+            exceptions.append({"code": "play_without_segment",
+                               "detail": f"option play recorded for {g}/{v} at ₩{d:,}, which no segment shows"})
         total = Figures()
         for cfg in sorted(parts):
             part = parts[cfg]
-            _theoretical(part.figures, play_by.get((asset, cfg), ()), par)
+            _theoretical(part.figures, own_play.get(cfg, ()), par)
             f = part.figures
             if f.coin_in_unattributed or f.games_unattributed:
                 exceptions.append({"code": "unattributed_play",
