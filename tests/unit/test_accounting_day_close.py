@@ -240,3 +240,12 @@ def test_signed_milli_floor_rounds_toward_minus_infinity():
     from slotsys.domain.money import milli_to_won_floor_signed
 
     assert [milli_to_won_floor_signed(m) for m in (1_999, 1_000, 0, -1, -1_000, -1_500)] == [1, 1, 0, -1, -1, -2]
+
+
+def test_one_boundary_snapshot_closes_a_day_and_opens_the_next(floor, closes):
+    f, d1, d2 = floor
+    shared = [s for s in f.day_snapshots(d2) if s.kind != "day_open"]
+    shared = [s for s in f.day_snapshots(d1) if s.kind == "day_close"] + shared
+    again = close_day(f.machines.values(), shared, f.day_plays(d2), par)
+    assert all(m.exceptions == [] for m in again.machines)
+    assert again.floor.figures.meters == closes[d2].floor.figures.meters

@@ -5,7 +5,8 @@ Input
 -----
 * :class:`MachineInfo` per machine: asset number, bank and zone (as at the close).
 * :class:`Snapshot` s per machine, in the order they were recorded (snapshots are append-only): the day's
-  opening (``day_open``, or ``enrol`` for a machine enrolled during the day), every snapshot taken at a game or
+  opening (``day_open``, the previous day's ``day_close`` taken at the same boundary, or ``enrol`` for a
+  machine enrolled during the day), every snapshot taken at a game or
   denomination change (``game_change_before`` / ``game_change_after`` …) and the closing one (``day_close``, or
   ``retire``). Each carries the machine's configuration (game, paytable variation, denomination) and its
   meters (:data:`METERS`; won unless the name ends in ``_count``, ``games_played`` / ``games_won`` counts).
@@ -90,7 +91,8 @@ METERS = ("coin_in", "coin_out", "jackpot_out", "handpay_out", "handpay_out_coun
           "nonrestricted_played", "games_played", "games_won")
 COUNT_METERS = ("handpay_out_count", "tickets_in_count", "tickets_out_count", "games_played", "games_won")
 REQUIRED_METERS = ("coin_in", "coin_out", "games_played")
-OPENING_KINDS = ("day_open", "enrol")
+# One snapshot at the boundary may serve both days: the previous day's ``day_close`` opens the next.
+OPENING_KINDS = ("day_open", "day_close", "enrol")
 CLOSING_KINDS = ("day_close", "retire")
 DEFAULT_K = 3.0
 
