@@ -14,7 +14,8 @@ Rules (nobody else calls ``round()`` on money):
       single wager is not accrued);
     * an award pays whole won and the sub-won remainder of a meter carries over;
     * theoretical win (coin-in × house edge, loyalty) rounds DOWN to the milli-won
-      (:func:`theoretical_milli`), so a player's theo is never overstated.
+      (:func:`theoretical_milli`), so a player's theo is never overstated; a day's theoretical hold is
+      the sum of those milli-won, rounded DOWN to the won (:func:`milli_to_won_floor_signed`).
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ def theoretical_milli(amount_won: int | Fraction, edge: Fraction) -> int:
     """Theoretical win of ``amount_won`` wagered at house ``edge`` (= 1 − RTP), in milli-won,
     rounded DOWN. Example: ₩6,000 at an edge of 6.0045…% → 360,273 milli-won (₩360.273)."""
     return math.floor(Fraction(amount_won) * Fraction(edge) * MILLI_PER_WON)
+
+
+def milli_to_won_floor_signed(milli: int) -> int:
+    """Whole won of a signed milli-won amount, rounded DOWN (toward minus infinity). For figures that may be
+    negative, such as the theoretical win of an option whose RTP is above 100% (a meter never is: use
+    :func:`milli_to_won_floor`). Example: -1,500 milli-won → -2 won."""
+    return milli // MILLI_PER_WON
 
 
 def format_won(won: int) -> str:

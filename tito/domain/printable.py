@@ -29,12 +29,13 @@ from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
+from slotsys.kernel.fonts import font_paths
 from tito.domain.rendering import itf_modules
 from tito.domain.tickets import TITLES
 from tito.domain.validation import format_for_reading
 from tito.domain.words import english_won_words, korean_won_words
 
-__all__ = ["PAGE_MM", "Bars", "Text", "TicketFace", "font_paths", "layout", "ticket_pdf", "ticket_png"]
+__all__ = ["PAGE_MM", "Bars", "Text", "TicketFace", "layout", "ticket_pdf", "ticket_png"]
 
 PAGE_MM: Final = (156.0, 65.0)
 """Width × height of the ticket in millimetres (landscape)."""
@@ -108,19 +109,6 @@ def layout(face: TicketFace) -> list[Text | Bars]:
         Text(left, 62.0, f"VOID AFTER {face.void_after_days} DAYS", 9, bold=True),
         Text(right, 62.0, f"ASSET# {face.issued_by}", 9, align="right"),
     ]
-
-
-# ------------------------------------------------------------------------ fonts
-def font_paths() -> tuple[Path, Path]:
-    """(regular, bold) NanumGothic TTF paths. Raises ``RuntimeError`` if the font package is missing."""
-    spec = importlib.util.find_spec("koreanize_matplotlib")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the ticket font is missing: install koreanize-matplotlib (NanumGothic)")
-    base = Path(next(iter(spec.submodule_search_locations))) / "fonts"
-    regular, bold = base / "NanumGothic.ttf", base / "NanumGothicBold.ttf"
-    if not regular.is_file() or not bold.is_file():
-        raise RuntimeError(f"the ticket font is missing under {base}")
-    return regular, bold
 
 
 _lock = threading.Lock()

@@ -138,7 +138,7 @@ def font(name: str):
 def _web_font(name: str) -> bytes:
     from fontTools.ttLib import TTFont  # fonttools comes with matplotlib
 
-    from tito.domain.printable import font_paths
+    from slotsys.kernel.fonts import font_paths
 
     regular, bold = font_paths()
     font = TTFont(str(bold if name == "NanumGothicBold" else regular))

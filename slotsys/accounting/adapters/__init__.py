@@ -1,0 +1,1 @@
+"""Writers of the accounting exports: XLSX (openpyxl) and PDF (ReportLab)."""
