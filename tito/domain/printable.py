@@ -19,12 +19,10 @@ without importing that package. Pure apart from reading the font files.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
