@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Callable
 
 from flask import current_app, g, request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from slotsys.kernel.context import Principal
+from slotsys.kernel.idempotency import Once, OnceKey, fingerprint
 
 MAX_WON = 10**12  # bounds every amount the API accepts (BIGINT-safe)
 Won = Annotated[int, Field(strict=True, gt=0, le=MAX_WON, description="integer won")]
@@ -79,9 +80,27 @@ def idem_key() -> str | None:
     return request.headers.get("Idempotency-Key")
 
 
+def once_key(path: str, payload: Any = None, method: str = "POST") -> OnceKey:
+    """The exactly-once identity of this HTTP request: the caller, its ``Idempotency-Key`` header and the
+    fingerprint of (method, ``path``, ``payload``): the same key with another request is refused (422)."""
+    return OnceKey(principal().id, idem_key(), fingerprint(method, path, payload))
+
+
 def reply(status: int, body: dict, replayed: bool):
     headers = {"Idempotent-Replayed": "true"} if replayed else {}
     return body, status, headers
+
+
+def reply_once(once: Once, status: int | Callable[[Any], int] = 200, render: Callable[[Any], dict] | None = None):
+    """The answer to an exactly-once use case: its result rendered as JSON (``render(result)``, default the
+    model's own ``model_dump(mode="json")``) with ``status`` (a number, or a function of the result), and
+    ``Idempotent-Replayed: true`` on a replay. A record from before typed results is answered as it was stored."""
+    if once.stored is not None and once.result is None:
+        code, body = once.stored
+        return reply(code, body, once.replayed)
+    result = once.result
+    body = render(result) if render else result.model_dump(mode="json")
+    return reply(status(result) if callable(status) else status, body, once.replayed)
 
 
 AUTH_DOC = {"security": [{"BearerAuth": []}]}
