@@ -9,7 +9,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from slotsys.kernel.adapters.db import Account, utcnow
 from slotsys.kernel.adapters.write_behind import execute_or_defer
-from slotsys.floor.adapters.tables import GameRound, Machine, Zone
+from slotsys.floor.adapters.tables import GameRound, Machine, Zone, machines
 from slotsys.players.adapters.tables import PlayerSession
 from slotsys.kernel.errors import NotFound
 from slotsys.kernel.accounts import machine_credits, machine_nonrestricted, machine_restricted
@@ -110,7 +110,7 @@ class MachineRepo:
             shape = (tuple(sorted(deltas)), tuple(sorted(sets)))
             stmt = _METER_UPDATES.get(shape)
             if stmt is None:  # one compiled statement per shape (a handful: spin, bill-in, ticket ...)
-                t = Machine.__table__
+                t = machines
                 stmt = update(t).where(t.c.id == bindparam("mid")).values(
                     **{k: t.c[k] + bindparam(f"d_{k}", type_=BigInteger()) for k in shape[0]},
                     **{k: bindparam(f"s_{k}") for k in shape[1]},
