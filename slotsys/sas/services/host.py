@@ -340,7 +340,7 @@ class SasChannel:
         if code in BY_CODE:
             self._event(s, BY_CODE[code].kind, code)
         if not known:
-            log.warning("sas.unknown_exception", extra={"asset": s.spec.asset, "code": f"0x{code:02X}"})
+            log.warning("sas.unknown_exception %s 0x%02X", s.spec.asset, code)
 
     def _exception(self, s: _Session, code: int) -> bool:
         if not s.enrolled and code not in (EXC.POWER_ON,):
