@@ -18,7 +18,7 @@ import multiprocessing as mp
 import os
 import time
 
-from slotsys.games import GAMES_DIR, load_game
+from slotsys.floor.games import GAMES_DIR, load_game
 from slotsys.sas.adapters.links import FdLink, open_pty_pair, wire_seconds
 from slotsys.sas.domain.clock import SystemClock
 from slotsys.sas.domain.egm import EgmConfig, EgmModel

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import asdict
 
-from slotsys.games import GAMES_DIR, load_game
+from slotsys.floor.games import GAMES_DIR, load_game
 
 __all__ = ["sas_host_main", "sas_egm_main"]
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from slotsys.games import GAMES_DIR, load_game
+from slotsys.floor.games import GAMES_DIR, load_game
 from slotsys.sas.adapters.links import FdLink, SocketLink, open_pty_pair, tcp_connect, tcp_listen
 from slotsys.sas.domain.clock import SystemClock
 from slotsys.sas.domain.codes import METER

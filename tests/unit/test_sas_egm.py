@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from slotsys.games import GAMES_DIR, load_game
+from slotsys.floor.games import GAMES_DIR, load_game
 from slotsys.sas.domain import messages as m
 from slotsys.sas.domain.clock import FakeClock
 from slotsys.sas.domain.codes import METER, AftStatus, RedeemCode, RedeemStatus

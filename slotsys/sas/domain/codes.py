@@ -1,5 +1,5 @@
 """SAS code tables used by the host and the EGM model (SAS 6.02/6.03): long poll command codes, the exception
-codes the protocol itself acts on (the machine event vocabulary of :mod:`slotsys.domain.machine_events` names
+codes the protocol itself acts on (the machine event vocabulary of :mod:`slotsys.floor.domain.machine_events` names
 doors, power, tilts and printer conditions; it is reused, not copied), priority exceptions (table A-1, "P"),
 meter codes and their BCD sizes (table C-7), denomination codes (table C-4), bill denomination codes (table C-6),
 and the AFT / ticket redemption status codes (tables 8.3, 15.12c, 15.12d).

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from slotsys.domain.evaluator import SeededRng, spin
-from slotsys.domain.game import BetOption, GameDefinition
-from slotsys.domain.machine_events import BY_CODE
+from slotsys.floor.domain.evaluator import SeededRng, spin
+from slotsys.floor.domain.game import BetOption, GameDefinition
+from slotsys.floor.domain.machine_events import BY_CODE
 from slotsys.sas.domain.clock import Clock
 from slotsys.sas.domain.codes import (
     BILL_EXCEPTION_BY_WON, EXC, LP, METER, AftStatus, AftTransferType, HandpayLevel, HandpayResetCode, RedeemCode,

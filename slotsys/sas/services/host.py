@@ -33,7 +33,7 @@ from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from slotsys.domain.machine_events import BY_CODE
+from slotsys.floor.domain.machine_events import BY_CODE
 from slotsys.sas.domain import messages as m
 from slotsys.sas.domain.clock import Clock, SystemClock
 from slotsys.sas.domain.codes import (
