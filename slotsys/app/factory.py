@@ -49,7 +49,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # OPTIONS gets a 405 problem, not an empty 200
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
     app.spec_processor(problems.document_problems)  # errors are documented as problem+json
-    app.extensions["slotsys"] = build_services(settings)
+    app.extensions["slotsys"] = svc = build_services(settings)
+    svc.game_library.warm()  # every game's par sheet now, never on the spin path with a machine row locked
 
     from jackpot_controller.api.routes import bp as jackpots_bp
     from slotsys.floor.api.admin import bp as floor_admin_bp

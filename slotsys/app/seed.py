@@ -8,7 +8,8 @@ import secrets
 
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.services.levels import create_level
-from slotsys.floor.adapters.tables import Machine
+from slotsys.app.wiring.floor import FloorTickets
+from slotsys.floor.domain.machine import Machine
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel.security import hash_password, new_token, token_digest
@@ -90,7 +91,7 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             x = placed[b] = placed.get(b, -1) + 1
             _, key = enrol_machine(uow, ctx, None, {"asset_number": a, "bank": b, "zone": z, "game": g,
                                                     "denomination": d, "x": x, "y": 2 * row,
-                                                    "reason": "demo floor"})
+                                                    "reason": "demo floor"}, tickets=FloorTickets(ctx, None))
             machines.append({"asset": a, "zone": z, "game": g, "denomination": d, "key": key})
         staff = []
         for username, role in DEMO_STAFF:

@@ -12,7 +12,7 @@ from slotsys.floor.services.reported_games import MachineGameService, reconcile_
 
 
 def machine_mode(api, asset):
-    return MachineGameService(api.app.extensions["slotsys"].ctx).set_outcome_source(None, asset, "machine")
+    return api.app.extensions["slotsys"].reported_games.set_outcome_source(None, asset, "machine")
 
 
 def meters(api, asset):

@@ -40,7 +40,7 @@ def test_reported_games_concurrent_retries_mystery_hit_and_reconciliation(pg_app
     api = Api(pg_app)
     assets = ("M001", "M003")  # MASS ₩100 Dragon Pearl: every MASS mystery level is eligible
     for a in assets:
-        MachineGameService(svc.ctx).set_outcome_source(None, a, "machine")
+        svc.reported_games.set_outcome_source(None, a, "machine")
         assert api.as_machine(a, "POST", f"/api/v1/machines/{a}/bill-in", {"amount": 50_000}).status_code == 200
     with svc.uow() as uow:  # arm MASS_MINOR: the first contribution crosses its trigger
         lv = uow.session.query(JackpotLevel).filter_by(code="MASS_MINOR").with_for_update().one()

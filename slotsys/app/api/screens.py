@@ -11,6 +11,7 @@ from flask import Response, g, request
 from pydantic import Field
 
 from slotsys.kernel.api.common import AUTH_DOC, QueryModel, principal, services
+from jackpot_controller.api.routes import signage_feed
 from slotsys.kernel.api.streaming import sse_response
 from slotsys.floor.read_model import FloorViewService
 from slotsys.app.screens import ScreensService
@@ -56,7 +57,8 @@ def stream_token():
 def jackpot_stream():
     screens, token = _svc()[1], request.args.get("token")
     g.principal = screens.check_stream_token(token)
-    return sse_response(services(), recheck=lambda: screens.check_stream_token(token))
+    svc = services()
+    return sse_response(svc, signage_feed(svc), recheck=lambda: screens.check_stream_token(token))
 
 
 @bp.get("/screens/tickets/<number>/check")

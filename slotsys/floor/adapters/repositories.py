@@ -10,7 +10,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from slotsys.kernel.adapters.db import Account, utcnow
 from slotsys.kernel.adapters.write_behind import execute_or_defer
 from slotsys.floor.adapters.tables import GameRound, Machine, Zone, machines
-from slotsys.players.adapters.tables import PlayerSession
+from slotsys.floor.adapters.foreign import player_sessions
 from slotsys.kernel.errors import NotFound
 from slotsys.kernel.accounts import machine_credits, machine_nonrestricted, machine_restricted
 from slotsys.kernel.credits import Credits
@@ -30,7 +30,8 @@ def _balance_of(param: str):
 _CREDITS = select(_balance_of("code"), _balance_of("restricted"), _balance_of("nonrestricted"))
 _CREDITS_AND_CARDED = select(
     _balance_of("code"), _balance_of("restricted"), _balance_of("nonrestricted"),
-    select(PlayerSession.id).where(PlayerSession.machine_id == bindparam("mid"), PlayerSession.status == "open").exists(),
+    select(player_sessions.c.id)
+    .where(player_sessions.c.machine_id == bindparam("mid"), player_sessions.c.status == "open").exists(),
 )
 
 
