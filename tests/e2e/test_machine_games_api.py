@@ -8,7 +8,7 @@ import uuid
 
 from slotsys.floor.domain.evaluator import SeededRng, spin as play
 from slotsys.floor.games import load_game
-from slotsys.floor.services.reported_games import MachineGameService, reconcile_floor
+from slotsys.floor.services.reported_games import reconcile_floor
 
 
 def machine_mode(api, asset):

@@ -17,7 +17,7 @@ from slotsys.floor.adapters.tables import GameRound, Machine
 from slotsys.kernel.adapters.db import JournalEntryRow
 from slotsys.floor.domain.evaluator import SeededRng, spin as play
 from slotsys.floor.games import load_game
-from slotsys.floor.services.reported_games import MachineGameService, reconcile_floor
+from slotsys.floor.services.reported_games import reconcile_floor
 from tests.conftest import Api
 
 pytestmark = pytest.mark.integration

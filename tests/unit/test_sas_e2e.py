@@ -6,7 +6,6 @@ meters equal the machines' own."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
