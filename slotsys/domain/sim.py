@@ -7,9 +7,13 @@ every line reading, :func:`~slotsys.domain.evaluator.way_weights` and
 against :func:`slotsys.domain.evaluator.evaluate` on the same stops.
 
 How a batch is played: every reel's stop is drawn uniformly (``numpy.random.Generator`` on
-PCG64, seeded); the paid game's line or way pay comes from table look-ups; ways games split the
-reels into a prefix (reels 1..k, one joint table) and a suffix (the rest), so a spin costs two
-row gathers and one dot product per paying symbol. A ways game whose wild has its own pays is
+PCG64, seeded); the paid game's line or way pay comes from table look-ups. Lines games draw one
+uniform joint index per group of reels (reels 1..k, then the rest; the same distribution as one
+uniform stop per reel) and look up, per prefix of reels 1..k, the pays of the lines that this
+prefix already settles and the few lines it leaves open (about one per spin on a 50-line,
+5-reel game), finished with the suffix's codes: a spin costs a handful of gathers whatever the
+number of lines. Ways games split the reels into a prefix (reels 1..k, one joint table) and a
+suffix (the rest), so a spin costs two row gathers and one dot product per paying symbol. A ways game whose wild has its own pays is
 scored per batch from per-reel wild and symbol counts with the evaluator's per-way rule (a test
 checks it stop by stop against the evaluator). Paid games that award free games then play
 them round by round, every pending feature at once, on the free-game strips with the chosen
@@ -34,6 +38,7 @@ from slotsys.domain.game import BetOption, GameDefinition
 __all__ = ["Simulator", "SimResult", "agreement"]
 
 _PREFIX_LIMIT = 400_000  # largest joint prefix table (stop combinations) for ways games
+_LINE_JOINT_LIMIT = 250_000  # largest joint stop table of a lines game (prefix or suffix group), ~1 MB per table
 
 
 @dataclass
@@ -132,9 +137,18 @@ class _Round:
         else:
             self._ways(bet, strips, wild_mults)
 
-    # ---- lines: every line reading is a code over symbol classes; PAY[code] from score_line
+    # ---- lines: a reading is a code over symbol classes; PAY[code] from score_line; prefix joints settle most lines
     def _lines(self, bet: BetOption, strips) -> None:
+        """Tables for a lines game. Reels 1..k form one joint prefix index p (every stop combination,
+        at most ``_LINE_JOINT_LIMIT``); the other reels form suffix groups, each one joint index.
+        For each p and played line the classes on reels 1..k either settle the line's pay whatever
+        follows (``PAY`` is constant over the rest: most lines, as the run from reel 1 is broken)
+        or leave the line open. ``base[p]`` sums the settled pays; the open lines of p are the CSR
+        entries ``off[p]:off[p+1]`` (line number and code of the prefix), finished per spin with
+        the suffix groups' codes and one ``PAY`` look-up. A spin therefore costs a handful of
+        gathers instead of one look-up per line."""
         game = self.game
+        R = self.R
         reg = [s.id for s in game.symbols if s.kind == "regular"]
         classes = reg + ([game.wild.id] if game.wild else []) + ["__STOP__"]
         cls = {s: i for i, s in enumerate(classes)}
@@ -142,22 +156,110 @@ class _Round:
         key = ("sim_line_pay",)
         pay = game._cache.get(key)
         if pay is None:
-            pay = np.zeros(C ** self.R, dtype=np.int64)
-            for idx, seq in enumerate(itertools.product(classes, repeat=self.R)):
+            pay = np.zeros(C ** R, dtype=np.int64)
+            for idx, seq in enumerate(itertools.product(classes, repeat=R)):
                 best = score_line(game, seq)
                 if best:
                     pay[idx] = best[2]
             game._cache[key] = pay
-        self.pay_table = pay
+        small = C ** R < 2**31 and int(pay.max(initial=0)) < 2**31
+        kt = np.int32 if small else np.int64  # codes and pays: half the cache lines when they fit
+        self.pay_table = pay.astype(kt)
         L = bet.lines or 0
-        shapes = np.array(game.lines[:L], dtype=np.int64)
-        self.line_tables = []
+        self.L = L
+        n = [len(s) for s in strips]
+        shapes = np.array(game.lines[:L], dtype=np.int64).reshape(L, R)
+        # win[i][t, l]: class code on reel i of played line l when reel i stops at t
+        win = []
         for i, s in enumerate(strips):
             codes = np.array([cls.get(x, C - 1) for x in s], dtype=np.int64)
-            n = len(s)
-            tbl = np.stack([codes[(np.arange(n) + shapes[l, i]) % n] for l in range(L)], axis=1) * C ** (self.R - 1 - i)
-            self.line_tables.append(tbl.astype(np.int32 if C ** self.R < 2**31 else np.int64))
+            win.append(codes[(np.arange(n[i])[:, None] + shapes[None, :, i]) % n[i]])
+        k, size = 1, n[0]
+        while k < R and size * n[k] <= _LINE_JOINT_LIMIT:
+            size *= n[k]
+            k += 1
+        self.k = k
+        groups = [(0, k)]
+        i = k
+        while i < R:
+            j, size = i + 1, n[i]
+            while j < R and size * n[j] <= _LINE_JOINT_LIMIT:
+                size *= n[j]
+                j += 1
+            groups.append((i, j))
+            i = j
+        self.groups = groups
+        self.sizes = [int(np.prod(n[a:b])) for a, b in groups]
+        self.strides = [np.array([int(np.prod(n[i + 1:b])) for i in range(a, b)], dtype=np.int64) for a, b in groups]
+        cnt_t = np.int16 if self.rows * R < 2**15 else np.int64
+
+        def joint(a: int, b: int, per_reel: list[np.ndarray], dtype) -> np.ndarray:
+            """Σ over reels a..b-1 of a per-stop table, for every joint stop index of those reels."""
+            out = np.zeros(int(np.prod(n[a:b])), dtype=np.int64)
+            m = np.arange(len(out))
+            for i in range(a, b):
+                t = (m // int(np.prod(n[i + 1:b]))) % n[i]
+                out += per_reel[i][t]
+            return out.astype(dtype)
+
+        self.scat_j = [joint(a, b, self.scat, cnt_t) for a, b in groups]
+        self.vis_j = {sym: [joint(a, b, v, cnt_t) for a, b in groups] for sym, v in self.vis.items()}
+        # suffix groups: code part of each played line, per joint index (flattened: index × L + line)
+        self.suffix = []
+        for a, b in groups[1:]:
+            m = np.arange(int(np.prod(n[a:b])))
+            part = np.zeros((len(m), L), dtype=np.int64)
+            for i in range(a, b):
+                t = (m // int(np.prod(n[i + 1:b]))) % n[i]
+                part += win[i][t] * C ** (R - 1 - i)
+            self.suffix.append(part.astype(kt).ravel())
+        # prefix: settled pays and open lines
+        tail = C ** (R - k)
+        view = pay.reshape(C ** k, tail)
+        settled = view.min(axis=1) == view.max(axis=1)
+        settled_pay = np.where(settled, view[:, 0], 0)
+        P = self.sizes[0]
+        base = np.zeros(P, dtype=np.int64)
+        cnt = np.zeros(P, dtype=np.int64)
+        e_key, e_line = [], []
+        block = max(1, (1 << 20) // max(1, L))  # prefixes per step: ~8 MB of codes
+        for lo in range(0, P, block):
+            p = np.arange(lo, min(P, lo + block))
+            q = np.zeros((len(p), L), dtype=np.int64)
+            for i in range(k):
+                t = (p // int(np.prod(n[i + 1:k]))) % n[i]
+                q += win[i][t] * C ** (k - 1 - i)
+            ok = settled[q]
+            base[p] = np.where(ok, settled_pay[q], 0).sum(axis=1)
+            cnt[p] = L - ok.sum(axis=1)
+            rr, ll = np.nonzero(~ok)  # row-major: grouped by prefix, in prefix order
+            e_key.append(q[rr, ll] * tail)
+            e_line.append(ll)
+        self.base_pay = base.astype(kt) if small and int(base.max(initial=0)) < 2**31 else base
+        self.cnt = cnt.astype(np.int16 if L < 2**15 else np.int64)
+        self.off = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+        self.e_key = np.concatenate(e_key).astype(kt) if e_key else np.zeros(0, dtype=kt)
+        self.e_line = np.concatenate(e_line).astype(np.int64) if e_line else np.zeros(0, dtype=np.int64)
         self.kind = "lines"
+
+    def _line_pay(self, idx: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Line pay per multiplier credit (int64, batch length) for joint indices (prefix, suffix groups...)."""
+        p = idx[0]
+        v = self.base_pay[p].astype(np.int64)
+        c = self.cnt[p]
+        spins = np.flatnonzero(c)
+        if len(spins):
+            cc = c[spins].astype(np.intp)
+            ends = np.cumsum(cc)
+            rep = np.repeat(spins, cc)
+            pos = np.repeat(self.off[p[spins]] - (ends - cc), cc) + np.arange(int(ends[-1]))
+            key = self.e_key[pos]
+            line = self.e_line[pos]
+            for g, tbl in enumerate(self.suffix, start=1):
+                key = key + tbl[idx[g][rep].astype(np.int64) * self.L + line]
+            won = np.cumsum(self.pay_table[key], dtype=np.int64)[ends - 1]
+            v[spins] += np.diff(won, prepend=0)
+        return v
 
     # ---- ways: prefix joint table × suffix table
     def _ways(self, bet: BetOption, strips, wild_mults) -> None:
@@ -263,17 +365,39 @@ class _Round:
                 v = v + cnt * np.maximum(pn, self.PTw[j])
         return v
 
-    def pay(self, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(line/way pay per multiplier credit, scatter count) for an (N × R) array of stops."""
+    # ---- a batch of rounds. Lines games draw one uniform joint index per reel group (the same
+    # distribution as one uniform stop per reel: the joint index is the stops' mixed-radix number);
+    # ways games draw one stop per reel.
+    def draw(self, gen: np.random.Generator, n: int):
+        """``n`` rounds of uniform stops, in the form :meth:`pay` takes (see :meth:`index`)."""
+        if self.kind == "lines":
+            return tuple(gen.integers(0, m, size=n, dtype=np.int32 if m < 2**31 else np.int64) for m in self.sizes)
+        out = np.empty((n, self.R), dtype=np.int64)
+        for i, k in enumerate(self.n):
+            out[:, i] = gen.integers(0, k, size=n)
+        return out
+
+    def index(self, stops: np.ndarray):
+        """The drawn form of an (N × R) array of stops: the stops themselves (ways games) or the
+        joint index of each reel group (lines games: Σ stop_i × Π len(strip_j), j after i in the group)."""
+        stops = np.asarray(stops, dtype=np.int64).reshape(-1, self.R)
+        if self.kind != "lines":
+            return stops
+        return tuple(stops[:, a:b] @ st for (a, b), st in zip(self.groups, self.strides))
+
+    def pay(self, drawn) -> tuple[np.ndarray, np.ndarray]:
+        """(line/way pay per multiplier credit, scatter count), int64 arrays of the batch length,
+        for a batch from :meth:`draw` or :meth:`index`."""
+        if self.kind == "lines":
+            sc = self.scat_j[0][drawn[0]].astype(np.int64)
+            for g in range(1, len(drawn)):
+                sc += self.scat_j[g][drawn[g]]
+            return self._line_pay(drawn), sc
+        stops = drawn
         sc = self.scat[0][stops[:, 0]]
         for i in range(1, self.R):
             sc = sc + self.scat[i][stops[:, i]]
-        if self.kind == "lines":
-            code = self.line_tables[0][stops[:, 0]].astype(np.int64)
-            for i in range(1, self.R):
-                code += self.line_tables[i][stops[:, i]]
-            v = self.pay_table[code].sum(axis=1)
-        elif self.kind == "ways_wild_pays":
+        if self.kind == "ways_wild_pays":
             v = self._wild_pay_ways(stops)
         else:
             k = self.k
@@ -282,11 +406,18 @@ class _Round:
             v = self.prefix_short[pi] + np.einsum("ij,ij->i", self.prefix_cp[pi], self.suffix[si])
         return v, sc
 
-    def reels_showing(self, symbol: str, stops: np.ndarray) -> np.ndarray:
+    def reels_showing(self, symbol: str, drawn) -> np.ndarray:
+        """Per round: reels showing ``symbol`` anywhere in the window (int array)."""
+        if self.kind == "lines":
+            vis = self.vis_j[symbol]
+            out = vis[0][drawn[0]].astype(np.int64)
+            for g in range(1, len(drawn)):
+                out += vis[g][drawn[g]]
+            return out
         vis = self.vis[symbol]
-        out = vis[0][stops[:, 0]]
+        out = vis[0][drawn[:, 0]]
         for i in range(1, self.R):
-            out = out + vis[i][stops[:, i]]
+            out = out + vis[i][drawn[:, i]]
         return out
 
 
@@ -317,15 +448,9 @@ class Simulator:
             self.awards = np.array([ch.games_for(c) if c >= fg.count else 0 for c in range(maxc + 1)], dtype=np.int64)
             self.reawards = self.awards if fg.retrigger else np.zeros_like(self.awards)
 
-    def _draw(self, gen: np.random.Generator, n: int, rnd: _Round) -> np.ndarray:
-        out = np.empty((n, len(rnd.n)), dtype=np.int64)
-        for i, k in enumerate(rnd.n):
-            out[:, i] = gen.integers(0, k, size=n)
-        return out
-
     def base_pays(self, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Paid-game win (credits) and scatter count for these stops (no free games)."""
-        v, sc = self.base.pay(np.asarray(stops, dtype=np.int64))
+        v, sc = self.base.pay(self.base.index(stops))
         return v * self.bet.multiplier + self.f[sc] * self.bet.credits, sc
 
     def _features(self, gen: np.random.Generator, games: np.ndarray) -> tuple[np.ndarray, int]:
@@ -338,8 +463,7 @@ class Simulator:
             live = np.nonzero(pending)[0]
             if len(live) == 0:
                 break
-            stops = self._draw(gen, len(live), self.free)
-            v, sc = self.free.pay(stops)
+            v, sc = self.free.pay(self.free.draw(gen, len(live)))
             wins[live] += (v * m + self.f[sc] * credits) * wm
             pending[live] += self.reawards[sc] - 1
             played += len(live)
@@ -358,7 +482,7 @@ class Simulator:
         done = 0
         while done < spins:
             n = min(batch, spins - done, max(1, next_cp - done) if next_cp > done else batch)
-            stops = self._draw(gen, n, self.base)
+            stops = self.base.draw(gen, n)
             v, sc = self.base.pay(stops)
             win = v * self.bet.multiplier + self.f[sc] * self.bet.credits
             res.line_hits += int((v > 0).sum())
