@@ -35,19 +35,29 @@ import numpy as np
 from slotsys.domain.evaluator import active_rows, score_line, way_weights
 from slotsys.domain.game import BetOption, GameDefinition
 
-__all__ = ["Simulator", "SimResult", "agreement"]
+__all__ = ["Simulator", "SimResult", "agreement", "sum_of_squares", "WIN_BINS"]
 
 _PREFIX_LIMIT = 400_000  # largest joint prefix table (stop combinations) for ways games
 _LINE_JOINT_LIMIT = 250_000  # largest joint stop table of a lines game (prefix or suffix group), ~1 MB per table
 
 
+WIN_BINS = np.concatenate([[0, 1e-9], np.logspace(-1, 4, 51)])  # win / total bet: 0, then 0.1 … 10⁴ (log)
+
+
 @dataclass
 class SimResult:
-    """Outcome of a simulation run: ``spins`` paid games, ``total_bet`` / ``total_win`` credits,
-    ``hits`` (paid games winning or awarding free games), ``triggers``, ``free_games`` played,
-    ``progressive`` hits by level (qualifying bet only), the running RTP at each checkpoint
-    (``checkpoints``: (spins, rtp)), and a histogram of win / total bet (``win_hist`` counts over
-    ``win_bins`` edges)."""
+    """Outcome of a simulation run (or of one chunk of a split run).
+
+    ``spins`` paid games at ``bet``; ``total_bet`` / ``total_win`` credits; ``win_sq`` = Σ win²
+    over paid games (credits², an exact integer, so SD and merged SD are exact up to the final
+    division); ``hits`` (paid games winning or awarding free games), ``line_hits`` (paid games
+    with a line or way win), ``triggers``, ``free_games`` played, ``max_win`` (credits, free
+    games included), ``progressive`` hits by level (qualifying bet only); ``checkpoints`` the
+    running RTP as (spins, rtp); ``win_hist`` counts of win / total bet over ``win_bins`` edges
+    (numpy.histogram bins: wins above the last edge are not counted). ``trace`` (chunks of a
+    split run): (spins, total_win) inside the chunk at a few batch ends, from which the merge
+    rebuilds ``checkpoints``.
+    """
 
     game_id: str
     variation: str
@@ -57,7 +67,7 @@ class SimResult:
     spins: int = 0
     total_bet: int = 0
     total_win: int = 0
-    sum_sq: float = 0.0  # Σ (win / total bet)²
+    win_sq: int = 0  # Σ win² (credits²), exact
     hits: int = 0
     line_hits: int = 0  # paid games with a line or way win
     triggers: int = 0
@@ -67,6 +77,7 @@ class SimResult:
     checkpoints: list[tuple[int, float]] = field(default_factory=list)
     win_bins: np.ndarray | None = None
     win_hist: np.ndarray | None = None
+    trace: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def rtp(self) -> float:
@@ -74,11 +85,13 @@ class SimResult:
 
     @property
     def sd(self) -> float:
-        """Sample SD of win / total bet per paid game."""
-        if self.spins < 2:
+        """Sample SD of win / total bet per paid game: √((nΣw² − (Σw)²) / (n(n−1)·bet²)), the
+        numerator an exact integer."""
+        n = self.spins
+        if n < 2:
             return 0.0
-        m = self.rtp
-        return math.sqrt(max(0.0, (self.sum_sq - self.spins * m * m) / (self.spins - 1)))
+        c = self.bet.credits
+        return math.sqrt(max(0.0, (n * self.win_sq - self.total_win ** 2) / (n * (n - 1) * c * c)))
 
     @property
     def hit_frequency(self) -> float:
@@ -105,6 +118,44 @@ class SimResult:
                 "hit_frequency": self.hit_frequency, "line_hit_frequency": self.line_hit_frequency,
                 "trigger_frequency": self.trigger_frequency, "triggers": self.triggers, "free_games": self.free_games,
                 "max_win_credits": self.max_win, "progressive": dict(self.progressive)}
+
+    # ---- exact state (JSON-ready: integers only) for checkpoint files and transport
+    _COUNTS = ("spins", "total_bet", "total_win", "win_sq", "hits", "line_hits", "triggers", "free_games", "max_win")
+
+    def state(self) -> dict:
+        """Every count of the result as JSON-ready integers (no float): :meth:`from_state` restores it exactly."""
+        d = {"game": self.game_id, "variation": self.variation, "bet": self.bet.to_dict(), "choice": self.choice,
+             "seed": self.seed, **{k: int(getattr(self, k)) for k in self._COUNTS},
+             "progressive": {k: int(v) for k, v in self.progressive.items()},
+             "win_hist": [int(x) for x in self.win_hist] if self.win_hist is not None else None,
+             "trace": [[int(a), int(b)] for a, b in self.trace]}
+        return d
+
+    @classmethod
+    def from_state(cls, d: dict) -> SimResult:
+        """The result :meth:`state` described. Raises ``KeyError`` / ``TypeError`` on a malformed state."""
+        r = cls(d["game"], d["variation"], BetOption(**d["bet"]), d["choice"], d["seed"],
+                **{k: int(d[k]) for k in cls._COUNTS})
+        r.progressive = {str(k): int(v) for k, v in d["progressive"].items()}
+        if d["win_hist"] is not None:
+            r.win_bins = WIN_BINS
+            r.win_hist = np.array(d["win_hist"], dtype=np.int64)
+        r.trace = [(int(a), int(b)) for a, b in d["trace"]]
+        return r
+
+
+def sum_of_squares(win: np.ndarray) -> int:
+    """Σ win² of an int64 array as an exact Python int: NumPy's integer dot (exact, no BLAS) where
+    no partial sum can reach 2⁶³, Python integers for the wins too large for that."""
+    n = len(win)
+    if n == 0:
+        return 0
+    top = max(int(win.max()), -int(win.min()))
+    if top * top * n < 2**63:
+        return int(np.dot(win, win))
+    limit = math.isqrt((2**63 - 1) // n)
+    small = win[np.abs(win) < limit]
+    return int(np.dot(small, small)) + sum(x * x for x in win[np.abs(win) >= limit].tolist())
 
 
 def agreement(sim_rtp: float, exact_rtp: float, exact_sd: float, n: int, k: float = 4.0) -> tuple[bool, float]:
@@ -447,6 +498,8 @@ class Simulator:
             self.free = _Round(game, self.bet, self.var.free_strips, ch.wild_multipliers)
             self.awards = np.array([ch.games_for(c) if c >= fg.count else 0 for c in range(maxc + 1)], dtype=np.int64)
             self.reawards = self.awards if fg.retrigger else np.zeros_like(self.awards)
+        # progressive levels, highest count first (a paid game wins the highest level of a symbol)
+        self._prog = [(pc, game.qualifies(pc, self.bet)) for pc in sorted(game.progressives, key=lambda p: -p.count)]
 
     def base_pays(self, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Paid-game win (credits) and scatter count for these stops (no free games)."""
@@ -454,65 +507,102 @@ class Simulator:
         return v * self.bet.multiplier + self.f[sc] * self.bet.credits, sc
 
     def _features(self, gen: np.random.Generator, games: np.ndarray) -> tuple[np.ndarray, int]:
-        """Total free-game wins (credits) for features starting with ``games`` each; and games played."""
+        """Total free-game wins (credits) for features starting with ``games`` each; and games played.
+
+        Played in waves: every pending free game of every feature at once, then the games those
+        retriggered. Free games are independent draws, so the order they are played in changes
+        no total; a wave per retrigger depth costs far fewer calls than a round per game."""
         wins = np.zeros(len(games), dtype=np.int64)
-        pending = games.copy()
+        pending = games.astype(np.int64)
         played = 0
         m, credits, wm = self.bet.multiplier, self.bet.credits, self.ch.win_multiplier
         while True:
-            live = np.nonzero(pending)[0]
+            live = np.flatnonzero(pending)
             if len(live) == 0:
                 break
-            v, sc = self.free.pay(self.free.draw(gen, len(live)))
-            wins[live] += (v * m + self.f[sc] * credits) * wm
-            pending[live] += self.reawards[sc] - 1
-            played += len(live)
+            cnt = pending[live]
+            ends = np.cumsum(cnt)
+            v, sc = self.free.pay(self.free.draw(gen, int(ends[-1])))
+            w = (v * m + self.f[sc] * credits) * wm
+            wins[live] += np.diff(np.cumsum(w)[ends - 1], prepend=0)
+            pending[:] = 0
+            pending[live] = np.diff(np.cumsum(self.reawards[sc])[ends - 1], prepend=0)
+            played += int(ends[-1])
         return wins, played
+
+    def new_result(self, seed: int) -> SimResult:
+        """An empty result of this game, bet, variation and choice (histogram over :data:`WIN_BINS`)."""
+        return SimResult(self.game.id, self.var.key, self.bet, self.choice if self.fg is not None else None, seed,
+                         win_bins=WIN_BINS, win_hist=np.zeros(len(WIN_BINS) - 1, dtype=np.int64))
+
+    def play(self, gen: np.random.Generator, spins: int, res: SimResult, *, batch: int = 131_072,
+             trace_points: int = 0) -> SimResult:
+        """Play ``spins`` paid games from ``gen`` in batches of ``batch`` and add them to ``res``.
+
+        The same generator state, ``spins`` and ``batch`` play the same games. With
+        ``trace_points`` > 0, appends (spins, total_win) of ``res`` to ``res.trace`` at about that
+        many evenly spaced batch ends (the last batch included). Returns ``res``."""
+        batches = -(-spins // batch)
+        every = max(1, -(-batches // trace_points)) if trace_points else 0
+        done = 0
+        for b in range(batches):
+            n = min(batch, spins - done)
+            self._play_batch(gen, n, res)
+            done += n
+            if every and ((b + 1) % every == 0 or b + 1 == batches):
+                res.trace.append((res.spins, res.total_win))
+        return res
+
+    def _play_batch(self, gen: np.random.Generator, n: int, res: SimResult) -> None:
+        """Play ``n`` paid games (free games included) and add their counts to ``res``."""
+        drawn = self.base.draw(gen, n)
+        v, sc = self.base.pay(drawn)
+        credits = self.bet.credits
+        win = v * self.bet.multiplier + self.f[sc] * credits
+        res.line_hits += int(np.count_nonzero(v))
+        hit = win > 0
+        if self.fg is not None:
+            awarded = self.awards[sc]
+            trig = np.flatnonzero(awarded)
+            if len(trig):
+                fw, played = self._features(gen, awarded[trig])
+                win[trig] += fw
+                hit[trig] = True
+                res.triggers += len(trig)
+                res.free_games += played
+        res.spins += n
+        res.total_bet += n * credits
+        res.total_win += int(win.sum())
+        res.win_sq += sum_of_squares(win)
+        res.hits += int(np.count_nonzero(hit))
+        res.max_win = max(res.max_win, int(win.max()))
+        won = win[win > 0]
+        hist = np.histogram(won / credits, bins=WIN_BINS)[0]
+        hist[0] += n - len(won)  # a zero win is the first bin, [0, 1e-9); every win ≥ 1 credit is above it
+        res.win_hist += hist
+        taken: dict[str, np.ndarray] = {}  # per symbol: paid games already won by a higher level
+        for pc, ok in self._prog:
+            if pc.symbol not in taken:
+                taken[pc.symbol] = np.zeros(n, dtype=bool)
+            got = (self.base.reels_showing(pc.symbol, drawn) >= pc.count) & ~taken[pc.symbol]
+            if ok:
+                taken[pc.symbol] |= got
+                res.progressive[pc.level] = res.progressive.get(pc.level, 0) + int(np.count_nonzero(got))
 
     def run(self, spins: int, seed: int, *, batch: int = 500_000,
             progress: Callable[[int], None] | None = None, checkpoints: int = 200) -> SimResult:
+        """``spins`` paid games from one PCG64 stream seeded with ``seed`` (same arguments, same
+        result), in batches of at most ``batch``; ``checkpoints`` running-RTP points; ``progress(n)``
+        after each batch of n games. A split run (reproducible however it is spread over
+        processes) is :func:`slotsys.domain.simplan.run_chunk` + :func:`~slotsys.domain.simplan.merge`."""
         gen = np.random.Generator(np.random.PCG64(seed))
-        res = SimResult(self.game.id, self.var.key, self.bet, self.choice if self.fg is not None else None, seed)
-        bins = np.concatenate([[0, 1e-9], np.logspace(-1, 4, 51)])
-        res.win_bins = bins
-        res.win_hist = np.zeros(len(bins) - 1, dtype=np.int64)
+        res = self.new_result(seed)
         every = max(1, spins // checkpoints)
         next_cp = every
-        prog = [(pc, self.game.qualifies(pc, self.bet)) for pc in sorted(self.game.progressives, key=lambda p: -p.count)]
         done = 0
         while done < spins:
             n = min(batch, spins - done, max(1, next_cp - done) if next_cp > done else batch)
-            stops = self.base.draw(gen, n)
-            v, sc = self.base.pay(stops)
-            win = v * self.bet.multiplier + self.f[sc] * self.bet.credits
-            res.line_hits += int((v > 0).sum())
-            hit = win > 0
-            if self.fg is not None:
-                awarded = self.awards[sc]
-                trig = np.nonzero(awarded)[0]
-                if len(trig):
-                    fw, played = self._features(gen, awarded[trig])
-                    win[trig] += fw
-                    hit[trig] = True
-                    res.triggers += len(trig)
-                    res.free_games += played
-            credits = self.bet.credits
-            res.spins += n
-            res.total_bet += n * credits
-            res.total_win += int(win.sum())
-            x = win / credits
-            res.sum_sq += float(np.dot(x, x))
-            res.hits += int(hit.sum())
-            res.max_win = max(res.max_win, int(win.max()))
-            res.win_hist += np.histogram(x, bins=bins)[0]
-            taken: dict[str, np.ndarray] = {}  # per symbol: paid games already won by a higher level
-            for pc, ok in prog:
-                if pc.symbol not in taken:
-                    taken[pc.symbol] = np.zeros(n, dtype=bool)
-                hit = (self.base.reels_showing(pc.symbol, stops) >= pc.count) & ~taken[pc.symbol]
-                if ok:
-                    taken[pc.symbol] |= hit
-                    res.progressive[pc.level] = res.progressive.get(pc.level, 0) + int(hit.sum())
+            self._play_batch(gen, n, res)
             done += n
             if done >= next_cp or done == spins:
                 res.checkpoints.append((done, res.rtp))
