@@ -35,9 +35,12 @@ import numpy as np
 from slotsys.domain.evaluator import active_rows, score_line, way_weights
 from slotsys.domain.game import BetOption, GameDefinition
 
-__all__ = ["Simulator", "SimResult", "agreement", "sum_of_squares", "WIN_BINS"]
+__all__ = ["Simulator", "SimResult", "agreement", "sum_of_squares", "WIN_BINS", "SIM_STREAM_VERSION"]
 
 _PREFIX_LIMIT = 400_000  # largest joint prefix table (stop combinations) for ways games
+# Which games a seed plays (the draw order of stops and free games): a checkpoint of a split run
+# records it and resumes only under the same value. Raise it with any change to that order.
+SIM_STREAM_VERSION = 2
 _LINE_JOINT_LIMIT = 250_000  # largest joint stop table of a lines game (prefix or suffix group), ~1 MB per table
 
 
@@ -540,21 +543,26 @@ class Simulator:
         """Play ``spins`` paid games from ``gen`` in batches of ``batch`` and add them to ``res``.
 
         The same generator state, ``spins`` and ``batch`` play the same games. With
-        ``trace_points`` > 0, appends (spins, total_win) of ``res`` to ``res.trace`` at about that
-        many evenly spaced batch ends (the last batch included). Returns ``res``."""
-        batches = -(-spins // batch)
-        every = max(1, -(-batches // trace_points)) if trace_points else 0
+        ``trace_points`` > 0, appends (spins, total_win) of ``res`` to ``res.trace`` after every
+        ⌈spins / trace_points⌉-th paid game of this call and after its last. Returns ``res``."""
+        step = -(-spins // trace_points) if trace_points else 0
+        nxt = step if step else spins + 1
         done = 0
-        for b in range(batches):
+        while done < spins:
             n = min(batch, spins - done)
-            self._play_batch(gen, n, res)
+            spins0, win0 = res.spins, res.total_win
+            win = self._play_batch(gen, n, res)
+            if nxt <= done + n:
+                cs = np.cumsum(win)
+                while nxt <= done + n:
+                    res.trace.append((spins0 + nxt - done, win0 + int(cs[nxt - done - 1])))
+                    nxt = min(nxt + step, spins) if nxt < spins else spins + 1
             done += n
-            if every and ((b + 1) % every == 0 or b + 1 == batches):
-                res.trace.append((res.spins, res.total_win))
         return res
 
-    def _play_batch(self, gen: np.random.Generator, n: int, res: SimResult) -> None:
-        """Play ``n`` paid games (free games included) and add their counts to ``res``."""
+    def _play_batch(self, gen: np.random.Generator, n: int, res: SimResult) -> np.ndarray:
+        """Play ``n`` paid games (free games included), add their counts to ``res`` and return
+        their wins (credits, int64, in play order)."""
         drawn = self.base.draw(gen, n)
         v, sc = self.base.pay(drawn)
         credits = self.bet.credits
@@ -588,6 +596,7 @@ class Simulator:
             if ok:
                 taken[pc.symbol] |= got
                 res.progressive[pc.level] = res.progressive.get(pc.level, 0) + int(np.count_nonzero(got))
+        return win
 
     def run(self, spins: int, seed: int, *, batch: int = 500_000,
             progress: Callable[[int], None] | None = None, checkpoints: int = 200) -> SimResult:
