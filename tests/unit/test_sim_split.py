@@ -171,3 +171,23 @@ def test_a_dask_cluster_of_worker_processes_gives_the_same_result(tmp_path):
         resumed = run_simulation(spec, PLAN, scheduler=cluster.scheduler_address, checkpoint=path)  # ... ends there
         assert resumed.resumed == 2 and resumed.played == PLAN.chunks - 2
         _same(resumed.result, local)
+
+
+def test_the_simulate_command_splits_resumes_and_reports_the_run(tmp_path):
+    from click.testing import CliRunner
+
+    from slotsys.mathcli import simulate
+
+    args = ["dragon_pearl_50", "--spins", "40000", "--chunk-spins", "10000", "--seed", "9", "--json"]
+    one = json.loads(CliRunner().invoke(simulate, args + ["--workers", "1"]).output)
+    two = json.loads(CliRunner().invoke(simulate, args + ["--workers", "2", "--checkpoint", str(tmp_path / "c.json")]).output)
+    assert one["run"]["executor"] == "in-process" and two["run"]["executor"] == "processes"
+    assert one["run"]["chunks"] == 4 and one["run"]["chunk_spins"] == 10_000
+    for k in ("rtp", "sd", "hit_frequency", "triggers", "free_games", "max_win_credits", "progressive"):
+        assert one[k] == two[k], k
+    again = json.loads(CliRunner().invoke(simulate, args + ["--checkpoint", str(tmp_path / "c.json")]).output)
+    assert again["run"]["resumed_chunks"] == 4 and again["rtp"] == one["rtp"]
+    r = CliRunner().invoke(simulate, args[:-1] + ["--seed", "10", "--checkpoint", str(tmp_path / "c.json")])
+    assert r.exit_code == 2 and "checkpoint is of another run" in r.output and "seed 9 saved, 10 asked" in r.output
+    r = CliRunner().invoke(simulate, args[:-1] + ["--workers", "2"])
+    assert r.exit_code == 0 and "4 chunks of 10,000 on 2 worker processes" in r.output
