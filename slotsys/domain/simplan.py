@@ -183,9 +183,10 @@ def merge(plan: ChunkPlan, results: Mapping[int, SimResult], *, checkpoints: int
 
 def run_key(spec: SimSpec, sim: Simulator, plan: ChunkPlan) -> dict:
     """What makes two runs play the same games: the game and its definition digest, the bet,
-    variation and choice the simulator resolved, the simulator's stream version and the plan.
-    A checkpoint file is resumed only under the same key."""
-    return {"format": CHECKPOINT_FORMAT, "simulator": SIM_STREAM_VERSION, "game": sim.game.id,
+    variation and choice the simulator resolved, the simulator's stream version, the NumPy
+    version (NumPy keeps its bit streams only within a version) and the plan. A checkpoint file
+    is resumed only under the same key."""
+    return {"format": CHECKPOINT_FORMAT, "simulator": SIM_STREAM_VERSION, "numpy": np.__version__, "game": sim.game.id,
             "definition_sha256": spec.definition_digest(), "variation": sim.var.key, "bet": sim.bet.to_dict(),
             "choice": sim.choice if sim.fg is not None else None, "spins": plan.spins, "seed": plan.seed,
             "chunk_spins": plan.chunk_spins, "batch": plan.batch}
