@@ -232,11 +232,11 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, worker
         click.echo(f"{game.name} ({game.id}) variation {res.variation}, bet {_label(b)} = {b.credits} credits"
                    + (f", free-games choice {res.choice}" if res.choice is not None else "")
                    + f", {res.spins:,} paid games, seed {seed}")
-        where = {"in-process": "in this process", "processes": f"on {run.workers} worker processes",
-                 "dask": f"on {run.workers} Dask worker threads at {scheduler}"}[run.executor]
-        click.echo(f"  {plan.chunks:,} chunk{'s' if plan.chunks != 1 else ''} of {plan.chunk_spins:,} {where}"
-                   + (f", {run.resumed:,} resumed from {checkpoint}" if run.resumed else "")
-                   + f"; {run.seconds:,.1f} s ({run.spins_per_second:,.0f} paid games/s)")
+        where = {"in-process": " in this process", "processes": f" on {run.workers} worker processes",
+                 "dask": f" on {run.workers} Dask worker threads at {scheduler}", "checkpoint": ""}[run.executor]
+        click.echo(f"  {plan.chunks:,} chunk{'s' if plan.chunks != 1 else ''} of {plan.chunk_spins:,}{where}"
+                   + (f", {'all' if not run.played else f'{run.resumed:,}'} resumed from {checkpoint}" if run.resumed else "")
+                   + (f"; {run.seconds:,.1f} s ({run.spins_per_second:,.0f} paid games/s)" if run.played else ""))
         click.echo(f"  RTP simulated {res.rtp:.4%} ± {1.96 * se:.4%} (95% CI {out['ci95'][0]:.4%} … {out['ci95'][1]:.4%})")
         click.echo(f"  RTP exact     {float(exact.rtp):.4%}   z = {z:+.2f} standard errors (SD {exact.sd:.3f} × bet)")
         click.echo(f"  hit frequency (any win incl. scatter pays and feature triggers) {res.hit_frequency:.4f} simulated, "

@@ -87,7 +87,8 @@ class RunProgress:
 
 @dataclass
 class RunReport:
-    """A finished run: the merged ``result``; ``executor`` ("in-process", "processes" or "dask"),
+    """A finished run: the merged ``result``; ``executor`` ("in-process", "processes", "dask", or
+    "checkpoint" when every chunk was in the checkpoint already),
     ``workers`` (processes, or Dask worker threads), chunks ``resumed`` from the checkpoint and
     ``played`` in this run, the paid games ``spins_played`` in this run and its wall ``seconds``
     (start-up of the workers included)."""
@@ -175,7 +176,9 @@ def run_simulation(spec: SimSpec, plan: ChunkPlan, *, workers: int | None = None
     if n < 1:
         raise ValueError(f"workers must be ≥ 1; got {n}")
     try:
-        if scheduler is not None:
+        if not todo:
+            executor, n = "checkpoint", 0
+        elif scheduler is not None:
             executor, n = "dask", _run_dask(scheduler, spec, plan, todo, done)
         elif n == 1 or len(todo) <= 1:
             executor, n = "in-process", 1
@@ -220,17 +223,18 @@ def _run_pool(n: int, sim: Simulator, plan: ChunkPlan, todo: list[int], done: Ca
     # the main module, numpy and the domain imported once in the fork server, not again in every worker
     ctx.set_forkserver_preload(["__main__", "slotsys.simrun"])
     ex = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_pool_worker, initargs=(sim,))
-    futs = {ex.submit(_pool_chunk, plan, i) for i in todo}
+    pending = {ex.submit(_pool_chunk, plan, i) for i in todo}
     try:
-        while futs:
-            finished, futs = wait(futs, return_when=FIRST_COMPLETED)
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
+                pending.discard(f)
                 done(*f.result())
     except BaseException:
-        # keep what the chunks in flight finish (their work is not lost), then stop the pool
-        for f in futs:
+        # keep what the chunks already finished or in flight bring (their work is not lost), then stop the pool
+        for f in pending:
             f.cancel()
-        for f in futs:
+        for f in pending:
             if not f.cancelled():
                 try:
                     done(*f.result())

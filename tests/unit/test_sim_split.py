@@ -128,7 +128,8 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_same_result(tmp_p
     with pytest.raises(_Stop):
         run_simulation(spec, PLAN, workers=workers, checkpoint=path, progress=stop_after_two, sim=sim)
     saved = json.loads(path.read_text())
-    assert 2 <= len(saved["chunks"]) < PLAN.chunks, "completed chunks are saved when the run stops"
+    # in this process the run stops right after its second chunk; a pool also keeps the chunks in flight
+    assert len(saved["chunks"]) == 2 if workers == 1 else len(saved["chunks"]) >= 2
     assert saved["run"]["seed"] == PLAN.seed and saved["run"]["definition_sha256"] == spec.definition_digest()
     assert not list(tmp_path.glob(".*.tmp")), "no temporary file is left beside the checkpoint"
     resumed = run_simulation(spec, PLAN, workers=2, checkpoint=path, sim=sim)
