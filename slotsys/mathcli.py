@@ -201,8 +201,10 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, worker
     with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                   TimeElapsedColumn(), TimeRemainingColumn(), disable=as_json, transient=True) as prog:
         task = prog.add_task("", total=spins)
+        last = [0]
 
         def show(p) -> None:
+            last[0] = p.chunks_done
             prog.update(task, completed=p.spins_done, description=f"chunk {p.chunks_done}/{p.chunks}")
 
         try:
@@ -211,8 +213,10 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, worker
         except CheckpointMismatch as e:
             raise click.BadParameter(str(e), param_hint="--checkpoint") from None
         except KeyboardInterrupt:
-            click.echo("interrupted" + (f"; completed chunks are in {checkpoint}: the same command resumes"
-                                        if checkpoint else ""), err=True)
+            click.echo(f"interrupted with {last[0]:,} of {plan.chunks:,} chunks complete"
+                       + (f"; they are in {checkpoint}: the same command resumes" if checkpoint and last[0]
+                          else "; rerun with --checkpoint PATH to keep completed chunks" if not checkpoint else ""),
+                       err=True)
             sys.exit(130)
     res = run.result
     ok, z = agreement(res.rtp, float(exact.rtp), exact.sd, res.spins)
