@@ -19,8 +19,12 @@ checks it stop by stop against the evaluator). Paid games that award free games 
 them round by round, every pending feature at once, on the free-game strips with the chosen
 configuration's wild and win multipliers, retriggers included.
 
-Units: wins are integer credits; RTP = Σ win / Σ total bet. Statistics (RTP, SD, confidence
-interval) are floats: they are measurements, not money.
+A run of 10⁹–10¹⁰ paid games is split into chunks with streams of their own and merged exactly
+(:mod:`slotsys.domain.simplan`; executors in ``slotsys.simrun``; docs/simulation.md).
+
+Units: wins are integer credits; RTP = Σ win / Σ total bet; Σ win² is kept as an exact integer
+(credits²). Statistics (RTP, SD, confidence interval) are floats computed at the end: they are
+measurements, not money.
 """
 
 from __future__ import annotations
@@ -478,9 +482,13 @@ class _Round:
 class Simulator:
     """Monte Carlo of ``game`` at one bet, variation and free-games choice.
 
-    ``run(spins, seed)`` returns a :class:`SimResult`; ``base_pays(stops)`` evaluates given paid-game
-    stops (N × reels) to (win credits of the paid game, scatter count) for the cross-check against
-    the evaluator. Raises ``InvalidBet`` / ``UnknownVariation`` like the evaluator.
+    ``run(spins, seed)`` plays one seeded stream and returns a :class:`SimResult`; ``play(gen,
+    spins, res)`` adds games from a given generator to a result (the chunks of a split run,
+    :mod:`slotsys.domain.simplan`); ``base_pays(stops)`` evaluates given paid-game stops
+    (N × reels) to (win credits of the paid game, scatter count) for the cross-check against the
+    evaluator. The tables are read-only once built, so one simulator may play several streams at
+    once (threads) and pickles to worker processes. Raises ``InvalidBet`` / ``UnknownVariation``
+    like the evaluator.
     """
 
     def __init__(self, game: GameDefinition, bet: BetOption | None = None, variation: str | None = None,
