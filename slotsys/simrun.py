@@ -182,9 +182,11 @@ def run_simulation(spec: SimSpec, plan: ChunkPlan, *, workers: int | None = None
             executor, n = "dask", _run_dask(scheduler, spec, plan, todo, done)
         elif n == 1 or len(todo) <= 1:
             executor, n = "in-process", 1
-            pin_blas()
-            for i in todo:
-                done(i, run_chunk(sim, plan, i))
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1):  # for this run only: the caller's process keeps its own setting
+                for i in todo:
+                    done(i, run_chunk(sim, plan, i))
         else:
             executor, n = "processes", min(n, len(todo))
             _run_pool(n, sim, plan, todo, done)
