@@ -192,3 +192,21 @@ def test_the_simulate_command_splits_resumes_and_reports_the_run(tmp_path):
     assert r.exit_code == 2 and "checkpoint is of another run" in r.output and "seed 9 saved, 10 asked" in r.output
     r = CliRunner().invoke(simulate, args[:-1] + ["--workers", "2"])
     assert r.exit_code == 0 and "4 chunks of 10,000 on 2 worker processes" in r.output
+
+
+def test_a_game_and_its_simulator_pickle_to_worker_processes():
+    import pickle
+    from pathlib import Path
+
+    from slotsys.domain.game import load_definition
+
+    path = Path(__file__).resolve().parents[1] / "data" / "games" / "lucky_bars.yaml"  # a file, not a catalogue game
+    game = load_definition(path.read_text(), path.name)
+    spec = SimSpec(game)
+    sim = spec.build()
+    copy = pickle.loads(pickle.dumps(spec))
+    assert copy.game == game and copy.definition_digest() == spec.definition_digest()
+    assert copy.game.variations.keys() == game.variations.keys()
+    small = ChunkPlan(spins=5_000, seed=3, chunk_spins=2_000, batch=1_000)
+    _same(merge(small, {i: run_chunk(copy.build(), small, i) for i in range(small.chunks)}),
+          merge(small, {i: run_chunk(pickle.loads(pickle.dumps(sim)), small, i) for i in range(small.chunks)}))
