@@ -181,7 +181,7 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, worker
     from slotsys.domain.parsheet import par_sheet
     from slotsys.domain.sim import agreement
     from slotsys.domain.simplan import ChunkPlan, CheckpointMismatch, SimSpec
-    from slotsys.simrun import run_simulation
+    from slotsys.simrun import CheckpointError, run_simulation
 
     game = _game(game_id)
     try:
@@ -210,8 +210,12 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, worker
         try:
             run = run_simulation(spec, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
                                  progress=show, sim=sim)
-        except CheckpointMismatch as e:
+        except (CheckpointMismatch, CheckpointError) as e:
             raise click.BadParameter(str(e), param_hint="--checkpoint") from None
+        except OSError as e:
+            if scheduler is None:
+                raise
+            raise click.ClickException(f"Dask scheduler {scheduler}: {e}") from None
         except KeyboardInterrupt:
             click.echo(f"interrupted with {last[0]:,} of {plan.chunks:,} chunks complete"
                        + (f"; they are in {checkpoint}: the same command resumes" if checkpoint and last[0]

@@ -43,9 +43,18 @@ from pathlib import Path
 from typing import Callable
 
 from slotsys.domain.sim import SimResult, Simulator
-from slotsys.domain.simplan import ChunkPlan, SimSpec, checkpoint_state, merge, restore_checkpoint, run_chunk, run_key
+from slotsys.domain.simplan import (
+    CheckpointMismatch,
+    ChunkPlan,
+    SimSpec,
+    checkpoint_state,
+    merge,
+    restore_checkpoint,
+    run_chunk,
+    run_key,
+)
 
-__all__ = ["run_simulation", "RunReport", "RunProgress", "default_workers", "pin_blas"]
+__all__ = ["run_simulation", "RunReport", "RunProgress", "CheckpointError", "default_workers", "pin_blas"]
 
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                 "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -107,6 +116,10 @@ class RunReport:
         return self.spins_played / self.seconds if self.seconds > 0 else 0.0
 
 
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be read or is not a checkpoint (damaged, or another kind of file)."""
+
+
 class _Checkpoint:
     """The checkpoint file of one run: load, and atomic saves at most every ``interval`` seconds."""
 
@@ -118,9 +131,14 @@ class _Checkpoint:
     def load(self) -> dict[int, SimResult]:
         if self.path is None or not self.path.exists():
             return {}
-        with open(self.path, encoding="utf-8") as f:
-            state = json.load(f)
-        return restore_checkpoint(state, self.key, self.plan)
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                state = json.load(f)
+            return restore_checkpoint(state, self.key, self.plan)
+        except CheckpointMismatch:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            raise CheckpointError(f"{self.path} is not a readable checkpoint: {type(e).__name__}: {e}") from e
 
     def save(self, results: dict[int, SimResult], *, force: bool = False) -> None:
         if self.path is None:
@@ -151,8 +169,9 @@ def run_simulation(spec: SimSpec, plan: ChunkPlan, *, workers: int | None = None
     caller built one already (its tables are reused by the in-process executor).
 
     Raises ``InvalidBet`` / ``UnknownVariation`` for a bad spec, ``CheckpointMismatch`` for a
-    checkpoint of another run, ``ValueError`` for a malformed one, and re-raises an interruption
-    (``KeyboardInterrupt``) after saving the chunks completed so far.
+    checkpoint of another run, :class:`CheckpointError` for an unreadable one, ``OSError`` when the
+    Dask scheduler cannot be reached, and re-raises an interruption (``KeyboardInterrupt``) after
+    saving the chunks completed so far.
     """
     t0 = time.perf_counter()
     sim = sim if sim is not None else spec.build()

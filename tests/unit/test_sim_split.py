@@ -190,6 +190,9 @@ def test_the_simulate_command_splits_resumes_and_reports_the_run(tmp_path):
     assert again["run"]["resumed_chunks"] == 4 and again["rtp"] == one["rtp"]
     r = CliRunner().invoke(simulate, args[:-1] + ["--seed", "10", "--checkpoint", str(tmp_path / "c.json")])
     assert r.exit_code == 2 and "checkpoint is of another run" in r.output and "seed 9 saved, 10 asked" in r.output
+    (tmp_path / "junk.json").write_text("not json")
+    r = CliRunner().invoke(simulate, args[:-1] + ["--checkpoint", str(tmp_path / "junk.json")])
+    assert r.exit_code == 2 and "is not a readable checkpoint" in r.output
     r = CliRunner().invoke(simulate, args[:-1] + ["--workers", "2"])
     assert r.exit_code == 0 and "4 chunks of 10,000 on 2 worker processes" in r.output
 
