@@ -29,6 +29,7 @@ from slotsys.floor.services.games import GameLibrary
 from slotsys.floor.services.play import FloorService, PlayPorts
 from slotsys.floor.settings import EventsSettings
 from slotsys.app.wiring.floor import FloorJackpots, FloorTickets
+from slotsys.app.wiring.players import CageCashDesk
 from slotsys.players.services.loyalty_play import LoyaltyAccrual
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.adapters.broadcast import make_publisher
@@ -46,6 +47,7 @@ from slotsys.server.celery_app import make_celery
 from slotsys.server.metrics import PrometheusMetrics
 from slotsys.staff.adapters.uow import REPOSITORIES as STAFF_REPOSITORIES
 from slotsys.staff.services.admin import StaffAdminService
+from slotsys.staff.adapters.sign_in import AddressLimiter, make_revocation_bus, namespace
 from slotsys.staff.services.auth import AuthService
 from table_games.adapters.uow import REPOSITORIES as TABLE_REPOSITORIES
 from table_games.services.mahjong import MahjongService
@@ -127,7 +129,9 @@ def build_services(settings: Settings) -> Services:
     publisher = make_publisher(settings.redis_url)
     ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue,
                          publish=publisher.publish, metrics=PrometheusMetrics())
-    auth = AuthService(ctx)
+    sign_in_ns = namespace(settings.database_url)
+    auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
+                       bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
     tito = TitoServices.build(ctx)
     # the slot floor and its ports
@@ -147,7 +151,7 @@ def build_services(settings: Settings) -> Services:
         games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, tz=ZoneInfo(events_settings.timezone)),
         jackpots=jackpots,
         tito=tito,
-        players=PlayerService(ctx), sessions=SessionService(ctx),
+        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
         tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )

@@ -82,6 +82,10 @@ class MachineRepo:
                                         "nonrestricted": machine_nonrestricted(asset)}).one()
         return _credits(row, code)
 
+    def refresh(self, machine: Machine) -> None:
+        """Read the machine again from the database (its row lock is held: the values are current)."""
+        self.s.refresh(machine)
+
     def get_by_id(self, machine_id: int) -> Machine:
         m = self.s.get(Machine, machine_id)
         if m is None:

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import structlog
 
-from slotsys.players.adapters.tables import Player, PlayerSession, PointsJournal
+from slotsys.players.domain.player import Player, PlayerSession
 from slotsys.players.domain.loyalty import (
     MILLI_PER_POINT,
     point_earning_coin_in,
@@ -53,9 +53,9 @@ def credit_points(uow, player: Player, acc: Accrual, *, kind: str, now: datetime
             player.tier_code = reached.code
     if acc.points_milli:
         player.points_milli += acc.points_milli
-        uow.players.add_journal(PointsJournal(
+        uow.players.add_journal(
             player_id=player.id, kind=kind, points_milli=acc.points_milli, balance_after_milli=player.points_milli,
-            session_id=session_id, rating_id=rating_id, memo=memo[:120], created_at=now))
+            session_id=session_id, rating_id=rating_id, memo=memo[:120], created_at=now)
     return acc.points_milli
 
 
@@ -67,9 +67,9 @@ def debit_points(uow, player: Player, points_milli: int, *, kind: str, now: date
     player.points_milli -= points_milli
     if kind == "redeem":
         player.last_activity_at = now
-    uow.players.add_journal(PointsJournal(
+    uow.players.add_journal(
         player_id=player.id, kind=kind, points_milli=-points_milli, balance_after_milli=player.points_milli,
-        redemption_id=redemption_id, entry_id=entry_id, memo=memo[:120], created_at=now))
+        redemption_id=redemption_id, entry_id=entry_id, memo=memo[:120], created_at=now)
 
 
 def release_stale_holds(uow, player: Player, now: datetime) -> int:
