@@ -1,4 +1,4 @@
-"""Read-only views for the operator console (issue 10): the floor by zone and bank with each
+"""Read-only views for the operator console: the floor by zone and bank with each
 machine's state and today's figures, and one machine's detail (meters + its last 10 games).
 
 Amounts are integer won. "Today" is the casino-local day (``SLOTSYS_TITO_TIMEZONE``, Asia/Seoul)

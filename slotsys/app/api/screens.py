@@ -1,4 +1,4 @@
-"""Read-only API behind the screens (issue 10): the floor overview, a machine's detail, signage
+"""Read-only API behind the screens: the floor overview, a machine's detail, signage
 stream tokens and the token-authenticated jackpot stream, the cage's ticket check, par sheets.
 Thin: each route names the caller, checks the role and calls one service."""
 

@@ -60,10 +60,10 @@ class PlayerRepo:
     RECORDS = {"program": LoyaltyProgram, "tier": LoyaltyTier, "rule": AccrualRuleRow, "card": PlayerCard,
                "redemption": PointRedemption, "transfer": WalletTransfer, "rating": TableRating}
 
-    def new(self, kind: str, **fields):
-        """Add a new record of ``kind`` (program, tier, rule, card, redemption, transfer, rating) with ``fields``
-        and return it (its id assigned)."""
-        return self.add(self.RECORDS[kind](**fields))
+    def new(self, record: str, /, **fields):
+        """Add a new ``record`` (program, tier, rule, card, redemption, transfer, rating) with ``fields`` and return
+        it (its id assigned)."""
+        return self.add(self.RECORDS[record](**fields))
 
     def program_exists(self) -> bool:
         return self.s.get(LoyaltyProgram, 1) is not None
@@ -128,15 +128,15 @@ class PlayerRepo:
             select(PlayerSession).where(PlayerSession.player_id == player_id, PlayerSession.status == "open"))
 
     def sessions_of(self, player_id: int, limit: int = 50) -> list[tuple[PlayerSession, object]]:
-        """The player's sessions, newest first, each with its machine (``asset_number``)."""
+        """The player's sessions, newest first, each with its machine (``asset_number`` and its meters now)."""
         rows = self.s.execute(
-            select(PlayerSession, _machines.c.asset_number)
+            select(PlayerSession, *_machines.c)
             .join(_machines, _machines.c.id == PlayerSession.machine_id)
             .where(PlayerSession.player_id == player_id)
             .order_by(PlayerSession.id.desc())
             .limit(limit)
         ).all()
-        return [(s, _Asset(a)) for s, a in rows]
+        return [(row[0], _MachineNow(**{k: v for k, v in row._mapping.items() if k != 'PlayerSession'})) for row in rows]
 
     # -- points
     def journal(self, player_id: int, limit: int = 100) -> list[PointsJournal]:
@@ -277,10 +277,8 @@ class PlayerRepo:
         }
 
 
-class _Asset:
-    """A session's machine as the session views read it: its asset number."""
+class _MachineNow:
+    """A session's machine as the session views read it: its asset number and meters now."""
 
-    __slots__ = ("asset_number",)
-
-    def __init__(self, asset_number: str) -> None:
-        self.asset_number = asset_number
+    def __init__(self, **columns) -> None:
+        self.__dict__.update(columns)
