@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from tests.helpers import spin
+from tests.helpers import spin as spin_directly
 from slotsys.floor.adapters.tables import GameRound
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, make_engine, utcnow
@@ -47,7 +47,7 @@ def _spin_behind_an_entry(svc, asset: str, entry: L.JournalEntry) -> dict:
 
     def spin():
         try:
-            out["result"] = spin(svc, Principal("machine", asset), asset, _bet(asset), uuid.uuid4().hex)
+            out["result"] = spin_directly(svc, Principal("machine", asset), asset, _bet(asset), uuid.uuid4().hex)
         except Exception as e:  # noqa: BLE001 - a refusal may be the expected outcome
             out["error"] = e
 
@@ -118,7 +118,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
 
     def play(i: int):
         asset, key = machines[i % len(machines)], uuid.uuid4().hex
-        return key, spin(floor_svc, Principal("machine", asset), asset, _bet(asset), key)
+        return key, spin_directly(floor_svc, Principal("machine", asset), asset, _bet(asset), key)
 
     try:
         with ThreadPoolExecutor(max_workers=16) as pool:
@@ -144,7 +144,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         assert rounds - rounds0 == 160 and entries - entries0 >= 160
     for key, (_, body, _) in results[:20]:  # the stored response (deferred) replays the one returned
         asset = body["machine"]
-        status, again, replayed = spin(svc, Principal("machine", asset), asset, _bet(asset), key)
+        status, again, replayed = spin_directly(svc, Principal("machine", asset), asset, _bet(asset), key)
         assert (status, again, replayed) == (200, body, True)
     for m in machines:
         meters = pg_api.as_machine(m, "GET", f"/api/v1/machines/{m}/meters", key=None).json["meters"]
