@@ -42,10 +42,11 @@ from slotsys.server.metrics import PrometheusMetrics
 from slotsys.staff.adapters.uow import REPOSITORIES as STAFF_REPOSITORIES
 from slotsys.staff.services.admin import StaffAdminService
 from slotsys.staff.services.auth import AuthService
+from slotsys.app.wiring.tables import ControllerTableProgressives, TableWallet
 from table_games.adapters.uow import REPOSITORIES as TABLE_REPOSITORIES
+from table_games.services.container import TableGames
 from table_games.services.mahjong import MahjongService
 from table_games.services.poker_room import PokerRoomService
-from table_games.services.tables import TableService
 from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
 from tito.services.container import TitoServices
 
@@ -89,8 +90,8 @@ class Services:
     # players
     players: PlayerService
     sessions: SessionService
-    # table games
-    tables: TableService
+    # table games (house-banked tables: tables, rounds, settlement)
+    tables: TableGames
     poker: PokerRoomService
     mahjong: MahjongService
     # the kernel's reads and the screens
@@ -125,6 +126,7 @@ def build_services(settings: Settings) -> Services:
     set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
     auth = AuthService(ctx)
     jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
+    table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
@@ -135,7 +137,7 @@ def build_services(settings: Settings) -> Services:
         jackpots=jackpots,
         tito=TitoServices.build(ctx),
         players=PlayerService(ctx), sessions=SessionService(ctx),
-        tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
+        tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )
     celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)
