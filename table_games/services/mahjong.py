@@ -223,7 +223,7 @@ class MahjongService:
     def sit(self, principal: Principal, code: str, seat: str, player_id: int, buy_in: int,
             key: OnceKey) -> Once[MahjongStackMoved]:
         """Seat ``player_id`` at ``seat`` (E/S/W/N) with a ``buy_in`` (won) from their cashable wallet into their
-        stack (within the table's buy-in range; answer 201). 409: seat taken, player already seated, table
+        stack (within the table's buy-in range). 409: seat taken, player already seated, table
         closed, wallet short."""
         require_role(principal, *SCORER_ROLES)
         pid = player_id
@@ -323,7 +323,7 @@ class MahjongService:
                                     field="seats")
 
     def score_hand(self, principal: Principal, code: str, cmd: ScoreHand, key: OnceKey) -> Once[MahjongHandRecorded]:
-        """Score a won hand at a table and settle it in ONE journal entry (answer 201).
+        """Score a won hand at a table and settle it in ONE journal entry.
 
         The seat wind is the winner's seat relative to the dealer (``mj.score_hand``'s seating); ``riichi_sticks``
         = the table's pot + this hand's declarers (the winner is added when the declaration has ``riichi`` /
@@ -392,7 +392,7 @@ class MahjongService:
         return run_once(self.ctx, key, fn, result=MahjongHandRecorded)
 
     def draw(self, principal: Principal, code: str, cmd: DrawHand, key: OnceKey) -> Once[MahjongHandRecorded]:
-        """Record an exhaustive draw (answer 201): the dealer deals again when ``dealer_tenpai``, else the deal
+        """Record an exhaustive draw: the dealer deals again when ``dealer_tenpai``, else the deal
         passes on; each riichi seat puts a 1,000-point stick into the pot, carried to the next win. No other
         payment (tenpai/noten payments are not modelled; a nagashi mangan is scored as a hand with the
         ``nagashi_mangan`` condition)."""

@@ -4,7 +4,8 @@ the answer the API sends.
 Every model shows the fields it was given and only those (a key a use case leaves out is absent, not null), so a
 result stored by ``run_once`` and read back for an idempotent replay renders exactly as the first time.
 Game-specific shapes (what a dealt round shows, a round's outcome) stay plain dicts; the answers that merge a
-game's view into their top level (the deal, a decision) accept those keys as extra fields.
+game's view into their top level (the deal, a decision) carry those keys as extra fields. Extra fields are kept
+on every model, so a stored result is rendered back whole even if a later model names fewer fields.
 
 Money is integer won; ids are integers; times are ISO 8601 text.
 """

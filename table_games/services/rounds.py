@@ -108,7 +108,7 @@ class RoundService(TableGamesService):
     # ------------------------------------------------------------------ bets
     def place_bet(self, principal: Principal, code: str, number: int, cmd: PlaceBet, key: OnceKey) -> Once[BetPlaced]:
         """A bet by the player (player token: for themself only) or by a dealer on a seated player's behalf,
-        checked by the game against the table's limits, then debited (answer 201)."""
+        checked by the game against the table's limits, then debited."""
         player_id = bettor(principal, cmd.player_id)
         if principal.kind != "player":
             require_role(principal, *DEALER_ROLES)
@@ -193,7 +193,7 @@ class RoundService(TableGamesService):
     def deal(self, principal: Principal, code: str, number: int, inp: DealerInput) -> RoundDealt:
         """The first deal after no more bets, once: blackjack (the dealer's ``cards`` in input mode, else the
         CSPRNG) and the poker games (the dealer's hands as dealt, else the CSPRNG shuffles a deck; pai gow also
-        rolls the dice). The answer is what the table shows (201)."""
+        rolls the dice). The result is what the table shows."""
         require_role(principal, *DEALER_ROLES)
         with self.ctx.uow() as uow:
             t = uow.tables.get(code, for_update=True)
@@ -239,7 +239,7 @@ class RoundService(TableGamesService):
 
     # ------------------------------------------------------------------ pai gow: the bank, the helpers
     def take_bank(self, principal: Principal, code: str, number: int, seat: str, key: OnceKey) -> Once[BankTaken]:
-        """The player seated at ``seat`` banks this hand (after no more bets, before the dice; answer 201).
+        """The player seated at ``seat`` banks this hand (after no more bets, before the dice).
 
         Rules (seed page 001, :meth:`~table_games.domain.engines.pai_gow.PaiGowPoker.bank_cover`): once every
         ``bank_every`` (7) hands, having played the previous hand, able to cover the action: every other place's
