@@ -49,10 +49,11 @@ from slotsys.staff.adapters.uow import REPOSITORIES as STAFF_REPOSITORIES
 from slotsys.staff.services.admin import StaffAdminService
 from slotsys.staff.adapters.sign_in import AddressLimiter, make_revocation_bus, namespace
 from slotsys.staff.services.auth import AuthService
+from slotsys.app.wiring.tables import ControllerTableProgressives, TableWallet
 from table_games.adapters.uow import REPOSITORIES as TABLE_REPOSITORIES
+from table_games.services.container import TableGames
 from table_games.services.mahjong import MahjongService
 from table_games.services.poker_room import PokerRoomService
-from table_games.services.tables import TableService
 from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
 from tito.services.container import TitoServices
 
@@ -97,8 +98,8 @@ class Services:
     # players
     players: PlayerService
     sessions: SessionService
-    # table games
-    tables: TableService
+    # table games (house-banked tables: tables, rounds, settlement)
+    tables: TableGames
     poker: PokerRoomService
     mahjong: MahjongService
     # the kernel's reads and the screens
@@ -140,6 +141,7 @@ def build_services(settings: Settings) -> Services:
     play = PlayPorts(games=games, jackpots=floor_jackpots,
                      loyalty=LoyaltyAccrual(settings))
     floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
+    table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
@@ -152,7 +154,7 @@ def build_services(settings: Settings) -> Services:
         jackpots=jackpots,
         tito=tito,
         players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
-        tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
+        tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )
     celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)

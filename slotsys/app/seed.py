@@ -16,6 +16,7 @@ from slotsys.kernel.security import hash_password, new_token, token_digest
 from slotsys.kernel.context import ServiceContext
 from slotsys.floor.services.admin import create_bank, create_zone, enrol_machine, machine_accounts
 from slotsys.players.services.players import reissue_demo_pins, seed_loyalty
+from slotsys.app.wiring.tables import ControllerTableLevels
 from table_games.services.mahjong import seed_mahjong
 from table_games.services.poker_room import seed_poker_tables
 from table_games.services.tables import seed_tables
@@ -102,7 +103,7 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             create_level(uow, code=code, name=name, params=params, rng=ctx.rng)
         seed_tito(uow, ctx, cashier="cashier", kiosks=[u for u, role in DEMO_STAFF if role == "kiosk"])
         players = seed_loyalty(uow, ctx)  # program, tiers, accrual rules, demo players (card + PIN)
-        seed_tables(uow)  # one demo table per game (table_games)
+        seed_tables(uow, ControllerTableLevels(ctx))  # one demo table per game (table_games)
         seed_poker_tables(uow)  # the demo poker room
         seed_mahjong(uow)  # the demo mahjong tables
         uow.commit()
