@@ -881,7 +881,7 @@ def _strip(v: Any, path: str) -> tuple[str, ...]:
     """A strip: a list or whitespace-separated string of symbol ids; ``SYM*n`` is a stack of n."""
     items = v.split() if isinstance(v, str) else _list(v, path)
     out: list[str] = []
-    for j, sym in enumerate(items):
+    for sym in items:
         if not isinstance(sym, str):
             raise GameDefinitionError(f"{path}[{len(out)}]", f"expected a symbol id; got {sym!r}")
         m = _STACK.match(sym)

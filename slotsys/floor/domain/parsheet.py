@@ -730,7 +730,7 @@ class _LinesData:
         LR = np.array(game.lines, dtype=np.int64)
         L = len(LR)
         exact_ok = rs.total * int(v.max(initial=0)) ** 2 * max(1, E) < 2**62
-        self.T = T = np.zeros((L, L), dtype=object)
+        self.T = np.zeros((L, L), dtype=object)
         if E:
             # M[i][a, b] = E×E joint counts: stops of reel i with row a in event e's set and row b in e''s set
             M = []
