@@ -40,7 +40,7 @@ from slotsys.accounting.domain.liabilities import (
     jackpot_liability, liabilities_report, points_liability, ticket_liability, wallet_liability,
 )
 from slotsys.accounting.domain.report import Document, day_report_of, journal_document_of
-from slotsys.accounting.services.ports import ParSheets
+from slotsys.accounting.services.ports import AccountingUnitOfWork, DaySourceReads, ParSheets
 from slotsys.accounting.services.results import (
     CloseDueResult, DayCloseResult, DayReport, JournalResult, MeterReadResult,
 )
@@ -115,7 +115,7 @@ class DayCloseService:
         return MeterReadResult(day=read.day, at=read.at, actor=read.actor, machines=read.machines)
 
     # ------------------------------------------------------------------ the figures
-    def _machines(self, uow, day: date, read: MeterRead, previous: MeterRead | None) -> list[DayMachine]:
+    def _machines(self, uow: AccountingUnitOfWork, day: date, read: MeterRead, previous: MeterRead | None) -> list[DayMachine]:
         src, records = uow.day_sources, uow.day_close
         end = self.gd.bounds(day)[1]
         snaps = records.read_snapshots(day)
@@ -143,7 +143,7 @@ class DayCloseService:
             out.append(DayMachine(mid, fm.asset, zone, bank, fm.created_at, seq, at_enrolment))
         return sorted(out, key=lambda m: m.asset)
 
-    def _liabilities(self, src, as_of: datetime) -> dict[str, Any]:
+    def _liabilities(self, src: DaySourceReads, as_of: datetime) -> dict[str, Any]:
         balances = src.balances(codes=[accounts.TICKETS_OUTSTANDING], codes_like=["jackpot:%"])
         tickets = ticket_liability(src.outstanding_tickets(as_of), as_of, balances.get(accounts.TICKETS_OUTSTANDING, 0),
                                    self.gd)
@@ -221,7 +221,7 @@ class DayCloseService:
             assert read is not None
             figures = self._figures(day, read, previous)
 
-        def fn(uow) -> DayCloseResult:
+        def fn(uow: AccountingUnitOfWork) -> DayCloseResult:
             uow.day_close.lock()
             closed = uow.day_close.closed(day)
             if closed is not None:
@@ -284,7 +284,7 @@ class DayCloseService:
         return CloseDueResult(read=read, closed=closed, waiting="a week of days per run: the next run goes on")
 
     # ------------------------------------------------------------------ reads
-    def _closed(self, uow, day: date) -> ClosedDay:
+    def _closed(self, uow: AccountingUnitOfWork, day: date) -> ClosedDay:
         closed = uow.day_close.closed(day)
         if closed is None:
             raise NotFound(f"gaming day {day.isoformat()} is not closed", field="day")

@@ -16,6 +16,7 @@ from slotsys.accounting.domain.closing import RecordedVariance
 from slotsys.accounting.domain.drop import (
     OPEN, CountedTicket, DropRule, StackerCount, count_variances, expectation,
 )
+from slotsys.accounting.services.ports import AccountingUnitOfWork
 from slotsys.accounting.services.results import CountResult, DropRuleResult, VarianceList, VarianceResult
 from slotsys.kernel import audit_log
 from slotsys.kernel.checks import require_role
@@ -94,7 +95,7 @@ class DropService:
         a ticket counted twice 422 ``bills`` / ``tickets``."""
         require_role(principal, *COUNTERS)
 
-        def fn(uow) -> CountResult:
+        def fn(uow: AccountingUnitOfWork) -> CountResult:
             now = self.ctx.clock.now()
             count = StackerCount(cmd.asset, cmd.stacker, cmd.day, principal.name, now, dict(cmd.bills), cmd.tickets)
             schedule = uow.drops.schedule()
@@ -142,7 +143,7 @@ class DropService:
         log as refused), :class:`ValidationFailed` (no ``reason``), :class:`Conflict` (balanced or accepted)."""
         require_role(principal, *ACCEPTERS)
 
-        def fn(uow) -> VarianceResult:
+        def fn(uow: AccountingUnitOfWork) -> VarianceResult:
             rec = uow.drops.variance(variance_id)
             if rec is None:
                 raise NotFound(f"variance {variance_id} does not exist", field="variance_id")
