@@ -18,6 +18,10 @@ import structlog
 from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.controller import JackpotService
+from slotsys.accounting.adapters.uow import REPOSITORIES as ACCOUNTING_REPOSITORIES
+from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.accounting.services import AccountingServices
+from slotsys.accounting.settings import AccountingSettings
 from slotsys.app.screens import ScreensService
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
 from slotsys.floor.read_model import FloorViewService
@@ -60,7 +64,7 @@ from tito.services.container import TitoServices
 log = structlog.get_logger("slotsys")
 
 REPOSITORIES = (FLOOR_REPOSITORIES, PLAYER_REPOSITORIES, STAFF_REPOSITORIES, JACKPOT_REPOSITORIES,
-                TITO_REPOSITORIES, TABLE_REPOSITORIES)
+                TITO_REPOSITORIES, TABLE_REPOSITORIES, ACCOUNTING_REPOSITORIES)
 
 
 def make_uow(engine) -> UowFactory:
@@ -102,6 +106,8 @@ class Services:
     tables: TableGames
     poker: PokerRoomService
     mahjong: MahjongService
+    # gaming-day accounting (above the features: it reads them all)
+    accounting: AccountingServices
     # the kernel's reads and the screens
     audit: AuditService
     audit_log: AuditLogReader
@@ -119,7 +125,9 @@ def build_services(settings: Settings) -> Services:
                          pool_pre_ping=settings.db_pool_pre_ping)
     uow = make_uow(engine)
     events_settings = EventsSettings()
-    celery = make_celery(settings, offline_sweep_s=events_settings.machine_offline_sweep_s)
+    accounting_settings = AccountingSettings()
+    celery = make_celery(settings, offline_sweep_s=events_settings.machine_offline_sweep_s,
+                         accounting_beat_s=accounting_settings.beat_interval_s)
 
     def enqueue(name: str, *args) -> None:
         try:
@@ -142,6 +150,8 @@ def build_services(settings: Settings) -> Services:
                      loyalty=LoyaltyAccrual(settings))
     floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
     table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
+    gaming_day = GamingDay(settings.gaming_day_start_hour, settings.gaming_day_tz)  # THE gaming day of every report
+    accounting = AccountingServices.build(ctx, gaming_day=gaming_day, par_sheets=games, settings=accounting_settings)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
@@ -155,6 +165,7 @@ def build_services(settings: Settings) -> Services:
         tito=tito,
         players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
         tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
+        accounting=accounting,
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )
     celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)
