@@ -7,6 +7,7 @@ Standard library only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from slotsys.kernel.credits import CREDIT_TYPES, NONRESTRICTED, RESTRICTED  # noqa: F401 (RESTRICTED: doctest)
 
@@ -73,3 +74,24 @@ def promo_issue_decision(amount: int, credit_type: str, *, issuer_total: int, fl
         reasons.append("floor_cap")
     return PromoDecision(DUAL_CONTROL if reasons else ISSUE, tuple(reasons))
 
+
+
+@dataclass(frozen=True)
+class PromoRequest:
+    """A promotional ticket above the dual-control threshold, waiting for a second supervisor.
+
+    ``amount`` won of ``credit_type`` (restricted | nonrestricted) to print at ``station``;
+    ``status`` pending → approved (``ticket_id`` the printed ticket) | refused; ``requested_by`` /
+    ``decided_by`` are principal ids (``staff:<user>``); times aware UTC."""
+
+    id: int
+    amount: int
+    credit_type: str
+    station: str
+    reason: str
+    status: str
+    requested_by: str
+    requested_at: datetime
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    ticket_id: int | None = None
