@@ -1,5 +1,9 @@
 """TITO settings, from the environment only (``SLOTSYS_TITO_*``; pydantic-settings).
 
+The composition root (``slotsys.app.bootstrap``) reads them once per process and passes the one
+:class:`TitoSettings` to every TITO service's constructor; the services read its fields at each use
+(so a test may change a field of the process's instance: ``services.tito.settings``).
+
 The ticket expiry itself is the floor-wide ``SLOTSYS_TICKET_EXPIRY_DAYS`` (default 30, the
 G2S default); casino name and site are ``SLOTSYS_CASINO_NAME`` / ``SLOTSYS_CASINO_SITE``.
 """
@@ -7,7 +11,6 @@ G2S default); casino name and site are ``SLOTSYS_CASINO_NAME`` / ``SLOTSYS_CASIN
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from pydantic import AliasChoices, Field
@@ -64,7 +67,10 @@ class TitoSettings(BaseSettings):
                            timedelta(seconds=self.guard_lockout_seconds))
 
 
-@lru_cache
 def get_tito_settings() -> TitoSettings:
-    """The process's TITO settings (tests may assign to its fields)."""
-    return TitoSettings()
+    """The TITO settings the composition root built, for code outside TITO that has not been given them
+    yet (the slot floor's read model reads the casino time zone); from the environment when no process
+    was built. TITO's own services never call it: theirs come in through their constructors."""
+    from tito.services import legacy
+
+    return legacy.settings()

@@ -18,6 +18,7 @@ from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.controller import JackpotService
 from slotsys.app.screens import ScreensService
+from slotsys.app.wiring.tito import build_tito
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
 from slotsys.floor.read_model import FloorViewService
 from slotsys.floor.services.admin import FloorAdminService
@@ -48,6 +49,7 @@ from table_games.services.poker_room import PokerRoomService
 from table_games.services.tables import TableService
 from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
 from tito.services.container import TitoServices
+from tito.settings import TitoSettings
 
 log = structlog.get_logger("slotsys")
 
@@ -98,10 +100,6 @@ class Services:
     audit_log: AuditLogReader
     screens: ScreensService
 
-    @property
-    def cage(self):
-        return self.tito.cage
-
 
 def build_services(settings: Settings) -> Services:
     """Build every service for ``settings`` (the process's environment, read once by the caller)."""
@@ -133,7 +131,7 @@ def build_services(settings: Settings) -> Services:
         events=FloorEventsService(ctx, publisher.publish, jackpots=jackpots),
         games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx),
         jackpots=jackpots,
-        tito=TitoServices.build(ctx),
+        tito=build_tito(ctx, TitoSettings()),  # the environment's SLOTSYS_TITO_*, read once
         players=PlayerService(ctx), sessions=SessionService(ctx),
         tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),

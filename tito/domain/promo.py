@@ -76,6 +76,21 @@ def promo_issue_decision(amount: int, credit_type: str, *, issuer_total: int, fl
 
 
 
+def issue_totals(issues: list[tuple[str, int]], issuer: str) -> tuple[int, int]:
+    """(``issuer``'s, the floor's) won over ``issues`` [(issuer, won)]: what was printed or asked for in
+    the window, for :func:`promo_issue_decision`.
+
+    >>> issue_totals([("staff:a", 100), ("staff:b", 50), ("staff:a", 25)], "staff:a")
+    (125, 175)
+    """
+    mine = floor = 0
+    for who, won in issues:
+        floor += won
+        if who == issuer:
+            mine += won
+    return mine, floor
+
+
 @dataclass(frozen=True)
 class PromoRequest:
     """A promotional ticket above the dual-control threshold, waiting for a second supervisor.
