@@ -37,7 +37,15 @@ from tito.domain.tickets import (
 
 _T = TicketRow.__table__
 _TICKET_COLUMNS = tuple(_T.c)
-_TICKET_BY_NUMBER = select(*_TICKET_COLUMNS).where(_T.c.validation_number == bindparam("vn"))  # compiled once
+# the presentation path's statements, built once (their compiled form is cached) and run on the connection:
+# Core rows, no ORM loading
+_TICKET_BY_NUMBER = select(*_TICKET_COLUMNS).where(_T.c.validation_number == bindparam("vn"))
+_TICKET_BY_NUMBER_LOCKED = _TICKET_BY_NUMBER.with_for_update()
+_G = TerminalGuard.__table__
+_TICKET_FOR_PRESENTATION = (
+    select(*_TICKET_COLUMNS, select(_G.c.blocked_until).where(_G.c.terminal == bindparam("terminal"))
+           .scalar_subquery().label("guard_blocked_until"))
+    .where(_T.c.validation_number == bindparam("vn")).with_for_update(of=_T))
 _NEW_EVENT = insert(TicketEvent.__table__).inline()  # built once; no implicit RETURNING (write-behind)
 _D = DrawerRow.__table__
 _P = PromoTicketRequest.__table__
@@ -69,8 +77,8 @@ class TicketRepo:
         return self.s.scalar(select(_T.c.id).where(_T.c.validation_number == validation_number)) is not None
 
     def get(self, validation_number: str, *, for_update: bool = False) -> Ticket | None:
-        stmt = _TICKET_BY_NUMBER.with_for_update() if for_update else _TICKET_BY_NUMBER
-        row = self.s.execute(stmt, {"vn": validation_number}).first()
+        stmt = _TICKET_BY_NUMBER_LOCKED if for_update else _TICKET_BY_NUMBER
+        row = self.s.connection().execute(stmt, {"vn": validation_number}).first()
         return _ticket(row) if row is not None else None
 
     def get_for_presentation(self, validation_number: str, terminal: str) -> tuple[Ticket | None, datetime | None]:
@@ -79,11 +87,7 @@ class TicketRepo:
         Returns ``(ticket or None, blocked_until or None)``; when the ticket is not on file
         the lock-out is not read (the caller's failure path reads it).
         """
-        blocked = (select(TerminalGuard.blocked_until).where(TerminalGuard.terminal == terminal)
-                   .scalar_subquery().label("guard_blocked_until"))
-        row = self.s.execute(
-            select(*_TICKET_COLUMNS, blocked).where(_T.c.validation_number == validation_number).with_for_update(of=_T)
-        ).first()
+        row = self.s.connection().execute(_TICKET_FOR_PRESENTATION, {"vn": validation_number, "terminal": terminal}).first()
         if row is None:
             return None, None
         values = dict(row._mapping)
@@ -222,6 +226,10 @@ class TicketRepo:
                    _T.c.issued_at >= since))]
 
 
+_OPEN_FOR_CASHIER = select(_D).where(_D.c.open_cashier == bindparam("cashier"))
+_OPEN_FOR_CASHIER_LOCKED = _OPEN_FOR_CASHIER.with_for_update()
+
+
 def _drawer(row) -> DrawerSession:
     m = row._mapping
     return DrawerSession(id=m["id"], cage=m["cage"], drawer=m["drawer"], cashier=m["cashier"], status=m["status"],
@@ -237,11 +245,13 @@ class DrawerRepo:
 
     def _one(self, *conditions, for_update: bool = False) -> DrawerSession | None:
         stmt = select(_D).where(*conditions)
-        row = self.s.execute(stmt.with_for_update() if for_update else stmt).first()
+        row = self.s.connection().execute(stmt.with_for_update() if for_update else stmt).first()
         return _drawer(row) if row is not None else None
 
     def open_for_cashier(self, cashier: str, *, for_update: bool = False) -> DrawerSession | None:
-        return self._one(_D.c.open_cashier == cashier, for_update=for_update)
+        stmt = _OPEN_FOR_CASHIER_LOCKED if for_update else _OPEN_FOR_CASHIER  # every cage redemption reads it
+        row = self.s.connection().execute(stmt, {"cashier": cashier}).first()
+        return _drawer(row) if row is not None else None
 
     def open_for_drawer(self, key: str) -> DrawerSession | None:
         return self._one(_D.c.open_drawer == key)
