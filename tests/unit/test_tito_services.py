@@ -56,7 +56,7 @@ def cash_out(f, asset: str, won: int, *, restricted: int = 0):
     if restricted:
         f.credit(asset, restricted, meter="restricted")
     with f.ctx.uow() as uow:
-        out = f.services.desk.cash_out(uow, asset)
+        out = f.services.book.cash_out(uow, f.machines.lock(uow, asset))
         uow.commit()
     return out
 
@@ -95,12 +95,25 @@ def test_a_sas_machine_numbers_its_tickets_from_its_validation_id_and_sequence(f
 
 def test_cash_out_above_the_ticket_limit_needs_a_handpay_and_moves_nothing(floor):
     floor.credit("M001", 1_500_000)
+    m1 = floor.machines.machines["M001"].view  # the floor hands the desk its own machine object
     with pytest.raises(HandpayRequired) as e, floor.ctx.uow() as uow:
-        floor.services.desk.cash_out(uow, "M001")
+        floor.services.desk.cash_out(uow, m1)
     assert e.value.extra == {"amount": 1_500_000, "ticket_limit": 1_000_000}
     assert floor.ledger.balance(accounts.machine_credits("M001")) == 1_500_000 and not floor.tickets.rows
     with pytest.raises(InsufficientFunds), floor.ctx.uow() as uow:
-        floor.services.desk.cash_out(uow, "M002")
+        floor.services.desk.cash_out(uow, floor.machines.machines["M002"].view)
+
+
+def test_the_desk_answers_the_floor_with_the_cash_out_json(floor):
+    floor.credit("M001", 4_000)
+    with floor.ctx.uow() as uow:
+        out = floor.services.desk.cash_out(uow, floor.machines.machines["M001"].view)
+        uow.commit()
+    assert set(out) == {"machine", "ticket", "tickets", "credits", "promo_credits", "restricted_credits",
+                        "nonrestricted_credits"}
+    assert out["ticket"]["amount"] == 4_000 and out["ticket"]["issued_at"] == floor.ctx.clock.now().isoformat()
+    assert "effective_status" not in out["ticket"] and "pending_location" not in out["ticket"]
+    assert floor.services.desk.credit_limit(floor.machines.machines["M001"].view) == floor.services.settings.machine_credit_limit_won
 
 
 # ------------------------------------------------------------------ cage
@@ -249,7 +262,7 @@ def test_ticket_in_refuses_a_locked_machine_and_a_ticket_above_the_credit_limit(
         floor.services.machine.single(m4, "M004", vn, key(m4, "s", "ticket-in/M004", vn))
     assert e.value.extra["sas_status"] == "0x84" and e.value.extra["credit_limit"] == 10_000
     assert floor.tickets.get(vn).status == "issued"
-    assert floor.services.desk.credit_limit(None) == floor.services.settings.machine_credit_limit_won
+    assert floor.services.desk.credit_limit(floor.machines.machines["M004"].view) == 10_000
 
 
 # ------------------------------------------------------------------ void

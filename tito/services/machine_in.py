@@ -243,7 +243,7 @@ def credit_limit(m) -> int:
     """The machine ``m``'s credit limit in won (its ``credit_limit``, else the floor default; 0 = none)."""
     from tito.services import legacy
 
-    return effective_credit_limit(m.credit_limit, legacy.settings())
+    return effective_credit_limit(m.credit_limit, legacy.settings())  # = TicketDesk.credit_limit(m)
 
 
 class MachineTicketIn:

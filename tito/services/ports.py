@@ -156,6 +156,18 @@ class TitoUnitOfWork(UnitOfWork, Protocol):
 
 
 # ------------------------------------------------------------------ other features
+class MachineRef(Protocol):
+    """A slot machine as another feature hands it to TITO (the slot floor's own machine object)."""
+
+    @property
+    def asset_number(self) -> str: ...
+
+    @property
+    def credit_limit(self) -> int | None:
+        """Its own credit limit in won (``None``: the floor default; 0: none)."""
+        ...
+
+
 class TicketMachines(Protocol):
     """The slot machines, as TITO needs them (filled by the slot floor). Each method works in the caller's
     transaction ``uow``. Unknown machines raise ``NotFound`` (404, field ``asset``).

@@ -77,10 +77,10 @@ class TitoSetup:
 # The slot floor (enrolment, key rotation) and the seed call these until they are given TITO's ticket desk
 # (tito.services.desk.TicketDesk); they reach the services the composition root built (tito.services.legacy).
 def new_machine_secret(uow, ctx: ServiceContext, m, *, actor: str, reason: str) -> int:
-    """:meth:`TitoSetup.new_machine_secret` for the machine ``m`` (its asset number); the new generation."""
+    """:meth:`TicketDesk.new_machine_secret` for the machine ``m``; the new generation."""
     from tito.services import legacy
 
-    return legacy.services().desk.new_machine_secret(uow, m.asset_number, actor=actor, reason=reason)
+    return legacy.services().desk.new_machine_secret(uow, m, actor=actor, reason=reason)
 
 
 def seed_tito(uow, ctx: ServiceContext, *, cashier: str | None, kiosks: list[str]) -> None:

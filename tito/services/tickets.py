@@ -410,20 +410,17 @@ class TicketBook:
 # (tito.services.desk.TicketDesk) through a port of their own; they reach the services the composition
 # root built through tito.services.legacy.
 def cash_out_machine(uow, ctx: ServiceContext, m) -> dict:
-    """:meth:`TicketDesk.cash_out` of the machine ``m`` (its asset number; the caller holds its row lock),
-    as the JSON body: ``{"machine", "ticket", "tickets", "credits", "promo_credits", "restricted_credits",
-    "nonrestricted_credits"}``."""
+    """:meth:`TicketDesk.cash_out` of the machine ``m`` (the caller holds its row lock), as its JSON."""
     from tito.services import legacy
 
-    return legacy.services().desk.cash_out(uow, m.asset_number).model_dump(mode="json")
+    return legacy.services().desk.cash_out(uow, m)
 
 
 def issue_handpay_receipt(uow, ctx: ServiceContext, m, attendant: str) -> dict:
-    """:meth:`TicketDesk.handpay_receipt` of the machine ``m`` as the JSON body
-    ``{"machine", "ticket", "credits", "attendant"}``."""
+    """:meth:`TicketDesk.handpay_receipt` of the machine ``m``, as its JSON."""
     from tito.services import legacy
 
-    return legacy.services().desk.handpay_receipt(uow, m.asset_number, attendant).model_dump(mode="json")
+    return legacy.services().desk.handpay_receipt(uow, m, attendant)
 
 
 def lookup(uow, vn: str, now: datetime | None = None) -> dict:
