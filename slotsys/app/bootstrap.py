@@ -10,6 +10,7 @@ feature's object that fills it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 from typing import Any
 
 import structlog
@@ -18,21 +19,26 @@ from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.controller import JackpotService
 from slotsys.app.screens import ScreensService
-from slotsys.app.wiring.tito import build_tito
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
 from slotsys.floor.read_model import FloorViewService
 from slotsys.floor.services.admin import FloorAdminService
 from slotsys.floor.services.catalogue import GameCatalogueService, UploadedGames
 from slotsys.floor.services.catalogue import assignable as game_catalogue_assignable
 from slotsys.floor.services.events import FloorEventsService
-from slotsys.floor.services.play import FloorService
+from slotsys.floor.services.games import GameLibrary
+from slotsys.floor.services.play import FloorService, PlayPorts
+from slotsys.floor.settings import EventsSettings
+from slotsys.app.wiring.floor import FloorJackpots
+from slotsys.app.wiring.players import CageCashDesk
+from slotsys.app.wiring.tito import build_tito
+from slotsys.players.services.loyalty_play import LoyaltyAccrual
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.adapters.broadcast import make_publisher
 from slotsys.kernel.adapters.db import make_engine
 from slotsys.kernel.adapters.uow import UowFactory
 from slotsys.kernel.audit_reader import AuditLogReader
 from slotsys.kernel.context import ServiceContext
-from slotsys.kernel.ledger_audit import AuditService
+from slotsys.app.ledger_audit import AuditService
 from slotsys.kernel.ports import Csprng, SystemClock
 from slotsys.kernel.settings import Settings
 from slotsys.players.adapters.uow import REPOSITORIES as PLAYER_REPOSITORIES
@@ -42,6 +48,7 @@ from slotsys.server.celery_app import make_celery
 from slotsys.server.metrics import PrometheusMetrics
 from slotsys.staff.adapters.uow import REPOSITORIES as STAFF_REPOSITORIES
 from slotsys.staff.services.admin import StaffAdminService
+from slotsys.staff.adapters.sign_in import AddressLimiter, make_revocation_bus, namespace
 from slotsys.staff.services.auth import AuthService
 from table_games.adapters.uow import REPOSITORIES as TABLE_REPOSITORIES
 from table_games.services.mahjong import MahjongService
@@ -78,6 +85,7 @@ class Services:
     auth: AuthService
     staff_admin: StaffAdminService
     # the slot floor
+    game_library: GameLibrary
     floor: FloorService
     reported_games: MachineGameService
     floor_admin: FloorAdminService
@@ -107,7 +115,8 @@ def build_services(settings: Settings) -> Services:
                          max_overflow=settings.db_max_overflow, pool_timeout=settings.db_pool_timeout_s,
                          pool_pre_ping=settings.db_pool_pre_ping)
     uow = make_uow(engine)
-    celery = make_celery(settings)
+    events_settings = EventsSettings()
+    celery = make_celery(settings, offline_sweep_s=events_settings.machine_offline_sweep_s)
 
     def enqueue(name: str, *args) -> None:
         try:
@@ -118,21 +127,29 @@ def build_services(settings: Settings) -> Services:
     publisher = make_publisher(settings.redis_url)
     ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue,
                          publish=publisher.publish, metrics=PrometheusMetrics())
-    from slotsys.floor.games import set_uploaded_source
-
-    set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
-    auth = AuthService(ctx)
+    sign_in_ns = namespace(settings.database_url)
+    auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
+                       bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
+    tito = build_tito(ctx, TitoSettings())  # the environment's SLOTSYS_TITO_*, read once
+    # the slot floor and its ports
+    games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
+    floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), tito.desk  # TITO's desk fills the ticket port
+    play = PlayPorts(games=games, jackpots=floor_jackpots,
+                     loyalty=LoyaltyAccrual(settings))
+    floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
-        floor=FloorService(ctx), reported_games=MachineGameService(ctx),
-        floor_admin=FloorAdminService(ctx, assignable=game_catalogue_assignable, announce_revoked=auth.announce_revoked),
-        events=FloorEventsService(ctx, publisher.publish, jackpots=jackpots),
-        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx),
+        game_library=games, floor=floor, reported_games=MachineGameService(ctx, play=play),
+        floor_admin=FloorAdminService(ctx, jackpots=floor_jackpots, tickets=floor_tickets,
+                                      assignable=game_catalogue_assignable, announce_revoked=auth.announce_revoked),
+        events=FloorEventsService(ctx, settings=events_settings, jackpots=floor_jackpots, tickets=floor_tickets,
+                                  publish=publisher.publish),
+        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, tz=ZoneInfo(events_settings.timezone)),
         jackpots=jackpots,
-        tito=build_tito(ctx, TitoSettings()),  # the environment's SLOTSYS_TITO_*, read once
-        players=PlayerService(ctx), sessions=SessionService(ctx),
+        tito=tito,
+        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
         tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )

@@ -38,13 +38,9 @@ BROKER_TRANSPORT_OPTIONS = {
 }
 
 
-def _offline_sweep_s() -> float:
-    from slotsys.floor.services.events import get_events_settings
-
-    return float(get_events_settings().machine_offline_sweep_s)
-
-
-def make_celery(settings: Settings) -> Celery:
+def make_celery(settings: Settings, *, offline_sweep_s: float = 5.0) -> Celery:
+    """The Celery app for ``settings``; ``offline_sweep_s``: how often beat sweeps for silent machines
+    (``SLOTSYS_MACHINE_OFFLINE_SWEEP_S``)."""
     app = Celery("slotsys", broker=settings.redis_url or "memory://", include=TASK_MODULES)
     app.conf.update(
         task_always_eager=settings.eager,
@@ -70,7 +66,7 @@ def make_celery(settings: Settings) -> Celery:
             "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
             # machines silent past SLOTSYS_MACHINE_OFFLINE_AFTER_S → comms_lost + alert (services/floor_events.py)
             "machines-offline-sweep": {"task": "slotsys.machines_offline_sweep",
-                                       "schedule": _offline_sweep_s()},
+                                       "schedule": float(offline_sweep_s)},
             # the gaming-day close (06:00 Asia/Seoul): machine-reported meters reconciled (services/machine_games.py)
             "reconcile-machine-meters": {"task": "slotsys.reconcile_machine_meters",
                                          "schedule": crontab(hour=21, minute=0)},

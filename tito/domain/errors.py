@@ -24,6 +24,7 @@ Pure: the kernel's error classes only.
 from __future__ import annotations
 
 from slotsys.kernel.errors import Conflict, DomainError, Forbidden, NotFound, ValidationFailed
+from slotsys.kernel.errors import HandpayRequired  # noqa: F401 (the kernel's: the floor queues the handpay on it)
 from tito.domain.tickets import Refusal
 
 
@@ -88,14 +89,6 @@ class TerminalThrottled(DomainError):
     status = 429
     code = "too-many-unknown-tickets"
     title = "Too many unknown ticket numbers from this terminal"
-
-
-class HandpayRequired(Conflict):
-    """A cash-out above the ticket limit: an attendant pays it as a handpay (``extra``: ``amount``,
-    ``ticket_limit``, won)."""
-
-    code = "handpay-required"
-    title = "Cash-out above the ticket limit: handpay required"
 
 
 class CreditLimitExceeded(Conflict):
