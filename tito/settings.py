@@ -69,8 +69,8 @@ class TitoSettings(BaseSettings):
 
 def get_tito_settings() -> TitoSettings:
     """The TITO settings the composition root built, for code outside TITO that has not been given them
-    yet (the slot floor's read model reads the casino time zone); from the environment when no process
-    was built. TITO's own services never call it: theirs come in through their constructors."""
+    (``services.tito.settings``) yet; from the environment when no process was built. TITO's own services
+    never call it: theirs come in through their constructors."""
     from tito.services import legacy
 
     return legacy.settings()

@@ -1,12 +1,11 @@
-"""The services the composition root built, for the call signatures other features still use.
+"""The services the composition root built, for the callers that receive no TITO object yet.
 
-The slot floor (cash-out, ticket-in, enrolment and key rotation, the handpay queue, the credit limit in its
-machine view), the seed and the screens call TITO through module functions that receive no TITO object
-(``tito.services.tickets.cash_out_machine(uow, ctx, m)``, ``MachineTicketIn(ctx).single(...)``,
-``credit_limit(m)``, ``new_machine_secret(...)``, ``seed_tito(...)``). Until each is given the
-:class:`~tito.services.desk.TicketDesk` through a port of its own, those functions reach the one set of
-services the composition root built and installed here (:func:`install`, once per built process). TITO's
-own services never read this module: theirs come in through their constructors.
+The seed (``slotsys.app.seed``: ``seed_tito(uow, ctx, …)``, ``new_machine_secret(uow, ctx, m, …)`` on
+re-enrolment) and other features' tests (``tito.settings.get_tito_settings()``) reach TITO through module
+functions. Until they are given TITO's services (``services.tito.setup``, ``services.tito.desk``,
+``services.tito.settings``), those functions reach the one set the composition root built and installed here
+(:func:`install`, once per built process). TITO's own services never read this module: theirs come in through
+their constructors.
 """
 
 from __future__ import annotations

@@ -38,11 +38,10 @@ from slotsys.kernel.checks import require_machine
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.credits import Credits
 from slotsys.kernel.errors import MachineLocked, ValidationFailed
-from slotsys.kernel.idempotency import Once, OnceKey, fingerprint, run_once
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from tito.domain.errors import CreditLimitExceeded, HoldExpired, HoldNotFound  # noqa: F401 (re-exported)
 from tito.domain.machines import MachineView
 from tito.domain.tickets import ISSUED, MACHINE, NONRESTRICTED_PROMO, PENDING, PROMOTIONAL, Ticket
-from tito.domain.validation import compact
 from tito.services import tickets as T
 from tito.services.ports import TicketMachines, TitoUnitOfWork
 from tito.services.results import TicketInAuthorisation, TicketInCredit, TicketInRejected
@@ -235,31 +234,3 @@ class TicketInService:
         if not once.replayed:  # after the commit; nothing for a replay
             self.ctx.metrics.ticket_redeemed("machine", once.result.ticket.amount)
         return once
-
-
-# ------------------------------------------------------------------ the call signatures the slot floor uses
-# Until the floor is given TITO's ticket desk through a port (tito.services.desk.TicketDesk).
-def credit_limit(m) -> int:
-    """The machine ``m``'s credit limit in won (its ``credit_limit``, else the floor default; 0 = none)."""
-    from tito.services import legacy
-
-    return effective_credit_limit(m.credit_limit, legacy.settings())  # = TicketDesk.credit_limit(m)
-
-
-class MachineTicketIn:
-    """The floor's single-call ticket-in (``MachineTicketIn(ctx).single(...)``) over :class:`TicketInService`."""
-
-    def __init__(self, ctx: ServiceContext) -> None:
-        self.ctx = ctx
-
-    def single(self, principal: Principal, asset: str, raw_number: object,
-               idem_key: str | None) -> tuple[int, dict, bool]:
-        """(200, ``{"machine", "ticket", "credits", "promo_credits", "restricted_credits",
-        "nonrestricted_credits"}``, replayed); refusals as :meth:`TicketInService.single`."""
-        from tito.services import legacy
-
-        key = OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", compact(raw_number)))
-        once = legacy.services().desk.ticket_in(principal, asset, raw_number, key)
-        if once.stored is not None and once.result is None:
-            return once.stored[0], once.stored[1], once.replayed
-        return 200, once.result.model_dump(mode="json"), once.replayed

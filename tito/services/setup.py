@@ -73,9 +73,9 @@ class TitoSetup:
             fill_kiosk(uow, self.kiosks, code, DEMO_KIOSK_FILL, "system:seed", self.ctx.clock.now())
 
 
-# ------------------------------------------------------------------ the call signatures others use
-# The slot floor (enrolment, key rotation) and the seed call these until they are given TITO's ticket desk
-# (tito.services.desk.TicketDesk); they reach the services the composition root built (tito.services.legacy).
+# ------------------------------------------------------------------ the seed's call signatures
+# The seed calls these until it is given TITO's services (services.tito.setup, services.tito.desk); they reach
+# the services the composition root built (tito.services.legacy).
 def new_machine_secret(uow, ctx: ServiceContext, m, *, actor: str, reason: str) -> int:
     """:meth:`TicketDesk.new_machine_secret` for the machine ``m``; the new generation."""
     from tito.services import legacy

@@ -405,24 +405,7 @@ class TicketBook:
         log.info("tito.refused", terminal=terminal, channel=channel, location=location, reason=err.code)
 
 
-# ------------------------------------------------------------------ the call signatures other features use
-# The slot floor, the screens and the seed call these until they are given TITO's ticket desk
-# (tito.services.desk.TicketDesk) through a port of their own; they reach the services the composition
-# root built through tito.services.legacy.
-def cash_out_machine(uow, ctx: ServiceContext, m) -> dict:
-    """:meth:`TicketDesk.cash_out` of the machine ``m`` (the caller holds its row lock), as its JSON."""
-    from tito.services import legacy
-
-    return legacy.services().desk.cash_out(uow, m)
-
-
-def issue_handpay_receipt(uow, ctx: ServiceContext, m, attendant: str) -> dict:
-    """:meth:`TicketDesk.handpay_receipt` of the machine ``m``, as its JSON."""
-    from tito.services import legacy
-
-    return legacy.services().desk.handpay_receipt(uow, m, attendant)
-
-
+# ------------------------------------------------------------------ for the screens
 def lookup(uow, vn: str, now: datetime | None = None) -> dict:
-    """:func:`lookup_ticket` as the JSON body (a ticket view with ``events``)."""
+    """:func:`lookup_ticket` as its JSON (a ticket view with ``events``): the screens' cage ticket check."""
     return lookup_ticket(uow, vn, now).model_dump(mode="json")

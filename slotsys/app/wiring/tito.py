@@ -95,8 +95,9 @@ class StaffKiosks:
 
 
 def build_tito(ctx: ServiceContext, settings: TitoSettings) -> TitoServices:
-    """Every TITO service of the process, on ``ctx`` with the one ``settings``. The slot floor, the seed and
-    the screens still call TITO through module functions: they reach these (:mod:`tito.services.legacy`)."""
+    """Every TITO service of the process, on ``ctx`` with the one ``settings``; ``desk`` fills the slot floor's
+    ticket port. The seed still calls TITO through module functions: they reach these
+    (:mod:`tito.services.legacy`)."""
     machines, kiosks = FloorMachines(), StaffKiosks()
     book = TicketBook(ctx, settings, machines)
     setup = TitoSetup(ctx, machines, kiosks)
