@@ -360,33 +360,16 @@ class TitoFloor:
 
 
 def tito_context(settings: TitoSettings | None = None, kiosks: tuple[str, ...] = ("kiosk1",), **kw) -> TitoFloor:
-    """A fake floor with TITO's services wired as ``slotsys.app.wiring.tito.build_tito`` wires them (the
-    fake machines and kiosks in place of the floor's and staff's). The ledger holds ``tito:outstanding``."""
-    from tito.read_model import TicketReports  # noqa: F401 (the container's type; not used on fakes)
-    from tito.services.admin import TicketAdminService
-    from tito.services.cage import CageService
+    """A fake floor with TITO's services assembled as the composition root assembles them
+    (:meth:`tito.services.container.TitoServices.assemble`), the fake machines and kiosks in place of the
+    floor's and staff's. The ledger holds ``tito:outstanding``."""
     from tito.services.container import TitoServices
-    from tito.services.desk import TicketDesk
-    from tito.services.expiry import TicketExpiry
-    from tito.services.kiosk import KioskService
-    from tito.services.machine_in import TicketInService
-    from tito.services.printing import TicketPrinting
-    from tito.services.setup import TitoSetup
-    from tito.services.tickets import TicketBook
 
     tickets, drawers, requests, machines = FakeTickets(), FakeDrawers(), FakePromoRequests(), FakeMachines()
     kw.setdefault("rng", SeededRng())
     ctx = fake_context(tickets=tickets, cage_drawers=drawers, promo_requests=requests, fake_machines=machines, **kw)
-    settings = settings or TitoSettings()
     directory = FakeKiosks(*kiosks)
-    book = TicketBook(ctx, settings, machines)
-    setup = TitoSetup(ctx, machines, directory)
-    ticket_in = TicketInService(ctx, settings, machines, book)
-    services = TitoServices(
-        settings=settings, book=book, desk=TicketDesk(settings, machines, book, ticket_in, setup),
-        cage=CageService(ctx, book), kiosk=KioskService(ctx, book, directory), machine=ticket_in,
-        admin=TicketAdminService(ctx, settings, machines, book, setup), printing=TicketPrinting(ctx, settings),
-        expiry=TicketExpiry(ctx), setup=setup, reports=None)  # type: ignore[arg-type]  (the read model is SQL)
+    services = TitoServices.assemble(ctx, settings or TitoSettings(), machines, directory)  # no read model: SQL
     floor = TitoFloor(ctx, tickets, drawers, requests, machines, directory, services)
     floor.ledger.ensure_account(accounts.TICKETS_OUTSTANDING, L.AccountType.LIABILITY, non_negative=True)
     return floor

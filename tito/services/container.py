@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from slotsys.kernel.context import ServiceContext
+
 from tito.services.admin import TicketAdminService
 from tito.services.cage import CageService
 from tito.services.desk import TicketDesk
 from tito.services.expiry import TicketExpiry
 from tito.services.kiosk import KioskService
 from tito.services.machine_in import TicketInService
+from tito.services.ports import KioskDirectory, TicketMachines
 from tito.services.printing import TicketPrinting
 from tito.services.setup import TitoSetup
 from tito.services.tickets import TicketBook
@@ -34,3 +37,17 @@ class TitoServices:
     expiry: TicketExpiry
     setup: TitoSetup
     reports: Any
+
+    @classmethod
+    def assemble(cls, ctx: ServiceContext, settings: TitoSettings, machines: TicketMachines, kiosks: KioskDirectory,
+                 reports: Any = None) -> "TitoServices":
+        """TITO's services on ``ctx`` with the one ``settings`` and the objects filling its ports (the composition
+        root's glue, or fakes); ``reports`` the read model built beside them."""
+        book = TicketBook(ctx, settings, machines)
+        setup = TitoSetup(ctx, machines, kiosks)
+        ticket_in = TicketInService(ctx, settings, machines, book)
+        return cls(
+            settings=settings, book=book, desk=TicketDesk(settings, machines, book, ticket_in, setup),
+            cage=CageService(ctx, book), kiosk=KioskService(ctx, book, kiosks), machine=ticket_in,
+            admin=TicketAdminService(ctx, settings, machines, book, setup), printing=TicketPrinting(ctx, settings),
+            expiry=TicketExpiry(ctx), setup=setup, reports=reports)

@@ -21,16 +21,7 @@ from slotsys.kernel.credits import Credits
 from tito.domain.machines import MachineTicketMeters, MachineView, TicketNumbering
 from tito.read_model import TicketReports
 from tito.services import legacy
-from tito.services.admin import TicketAdminService
-from tito.services.cage import CageService
 from tito.services.container import TitoServices
-from tito.services.desk import TicketDesk
-from tito.services.expiry import TicketExpiry
-from tito.services.kiosk import KioskService
-from tito.services.machine_in import TicketInService
-from tito.services.printing import TicketPrinting
-from tito.services.setup import TitoSetup
-from tito.services.tickets import TicketBook
 from tito.settings import TitoSettings
 
 
@@ -98,14 +89,8 @@ def build_tito(ctx: ServiceContext, settings: TitoSettings) -> TitoServices:
     """Every TITO service of the process, on ``ctx`` with the one ``settings``; ``desk`` fills the slot floor's
     ticket port. The seed still calls TITO through module functions: they reach these
     (:mod:`tito.services.legacy`)."""
-    machines, kiosks = FloorMachines(), StaffKiosks()
-    book = TicketBook(ctx, settings, machines)
-    setup = TitoSetup(ctx, machines, kiosks)
-    ticket_in = TicketInService(ctx, settings, machines, book)
-    services = TitoServices(
-        settings=settings, book=book, desk=TicketDesk(settings, machines, book, ticket_in, setup),
-        cage=CageService(ctx, book), kiosk=KioskService(ctx, book, kiosks), machine=ticket_in,
-        admin=TicketAdminService(ctx, settings, machines, book, setup), printing=TicketPrinting(ctx, settings),
-        expiry=TicketExpiry(ctx), setup=setup, reports=TicketReports(ctx, settings, machines))
+    machines = FloorMachines()
+    services = TitoServices.assemble(ctx, settings, machines, StaffKiosks(),
+                                     reports=TicketReports(ctx, settings, machines))
     legacy.install(services)
     return services
