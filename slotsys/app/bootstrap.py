@@ -18,6 +18,10 @@ import structlog
 from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.controller import JackpotService
+from slotsys.accounting.adapters.uow import REPOSITORIES as ACCOUNTING_REPOSITORIES
+from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.accounting.services import AccountingServices
+from slotsys.accounting.settings import AccountingSettings
 from slotsys.app.screens import ScreensService
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
 from slotsys.floor.read_model import FloorViewService
@@ -28,8 +32,9 @@ from slotsys.floor.services.events import FloorEventsService
 from slotsys.floor.services.games import GameLibrary
 from slotsys.floor.services.play import FloorService, PlayPorts
 from slotsys.floor.settings import EventsSettings
-from slotsys.app.wiring.floor import FloorJackpots, FloorTickets
+from slotsys.app.wiring.floor import FloorJackpots
 from slotsys.app.wiring.players import CageCashDesk
+from slotsys.app.wiring.tito import build_tito
 from slotsys.players.services.loyalty_play import LoyaltyAccrual
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.adapters.broadcast import make_publisher
@@ -56,11 +61,12 @@ from table_games.services.mahjong import MahjongService
 from table_games.services.poker_room import PokerRoomService
 from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
 from tito.services.container import TitoServices
+from tito.settings import TitoSettings
 
 log = structlog.get_logger("slotsys")
 
 REPOSITORIES = (FLOOR_REPOSITORIES, PLAYER_REPOSITORIES, STAFF_REPOSITORIES, JACKPOT_REPOSITORIES,
-                TITO_REPOSITORIES, TABLE_REPOSITORIES)
+                TITO_REPOSITORIES, TABLE_REPOSITORIES, ACCOUNTING_REPOSITORIES)
 
 
 def make_uow(engine) -> UowFactory:
@@ -102,14 +108,12 @@ class Services:
     tables: TableGames
     poker: PokerRoomService
     mahjong: MahjongService
+    # gaming-day accounting (above the features: it reads them all)
+    accounting: AccountingServices
     # the kernel's reads and the screens
     audit: AuditService
     audit_log: AuditLogReader
     screens: ScreensService
-
-    @property
-    def cage(self):
-        return self.tito.cage
 
 
 def build_services(settings: Settings) -> Services:
@@ -119,7 +123,9 @@ def build_services(settings: Settings) -> Services:
                          pool_pre_ping=settings.db_pool_pre_ping)
     uow = make_uow(engine)
     events_settings = EventsSettings()
-    celery = make_celery(settings, offline_sweep_s=events_settings.machine_offline_sweep_s)
+    accounting_settings = AccountingSettings()
+    celery = make_celery(settings, offline_sweep_s=events_settings.machine_offline_sweep_s,
+                         accounting_beat_s=accounting_settings.beat_interval_s)
 
     def enqueue(name: str, *args) -> None:
         try:
@@ -134,14 +140,16 @@ def build_services(settings: Settings) -> Services:
     auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
                        bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
-    tito = TitoServices.build(ctx)
+    tito = build_tito(ctx, TitoSettings())  # the environment's SLOTSYS_TITO_*, read once
     # the slot floor and its ports
     games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
-    floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), FloorTickets(ctx, tito)
+    floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), tito.desk  # TITO's desk fills the ticket port
     play = PlayPorts(games=games, jackpots=floor_jackpots,
                      loyalty=LoyaltyAccrual(settings))
     floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
     table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
+    gaming_day = GamingDay(settings.gaming_day_start_hour, settings.gaming_day_tz)  # THE gaming day of every report
+    accounting = AccountingServices.build(ctx, gaming_day=gaming_day, par_sheets=games, settings=accounting_settings)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
@@ -155,6 +163,7 @@ def build_services(settings: Settings) -> Services:
         tito=tito,
         players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
         tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
+        accounting=accounting,
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )
     celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)

@@ -73,6 +73,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(administration_bp)
     from slotsys.floor.api.events import bp as floor_events_bp  # machine events, alerts, handpays
     app.register_blueprint(floor_events_bp)
+    from slotsys.accounting.api.routes import bp as accounting_bp  # the gaming-day close, drop and count
+    app.register_blueprint(accounting_bp)
     from slotsys.app.web.pages import register_screens  # the pages + their read-only API
     register_screens(app)
     from slotsys.app.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN

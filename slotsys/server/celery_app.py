@@ -38,9 +38,10 @@ BROKER_TRANSPORT_OPTIONS = {
 }
 
 
-def make_celery(settings: Settings, *, offline_sweep_s: float = 5.0) -> Celery:
+def make_celery(settings: Settings, *, offline_sweep_s: float = 5.0, accounting_beat_s: float = 30.0) -> Celery:
     """The Celery app for ``settings``; ``offline_sweep_s``: how often beat sweeps for silent machines
-    (``SLOTSYS_MACHINE_OFFLINE_SWEEP_S``)."""
+    (``SLOTSYS_MACHINE_OFFLINE_SWEEP_S``); ``accounting_beat_s``: how often beat looks for a gaming day to read
+    and close (``SLOTSYS_ACCOUNTING_BEAT_INTERVAL_S``)."""
     app = Celery("slotsys", broker=settings.redis_url or "memory://", include=TASK_MODULES)
     app.conf.update(
         task_always_eager=settings.eager,
@@ -70,6 +71,10 @@ def make_celery(settings: Settings, *, offline_sweep_s: float = 5.0) -> Celery:
             # the gaming-day close (06:00 Asia/Seoul): machine-reported meters reconciled (services/machine_games.py)
             "reconcile-machine-meters": {"task": "slotsys.reconcile_machine_meters",
                                          "schedule": crontab(hour=21, minute=0)},
+            # the gaming day just ended: its meters read at once, the day closed a little later (slotsys/accounting).
+            # An interval, not a crontab: the day's end is local wall-clock time (DST moves it in UTC) and a run
+            # missed while beat was down is caught up by the next one.
+            "accounting-close-due": {"task": "slotsys.accounting_close_due", "schedule": float(accounting_beat_s)},
             # idempotency records past SLOTSYS_IDEMPOTENCY_RETENTION_DAYS, in bounded batches (services/retention.py)
             "purge-idempotency": {"task": "slotsys.purge_idempotency",
                                   "schedule": float(settings.idempotency_purge_interval_s)},
