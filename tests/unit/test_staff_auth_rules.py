@@ -19,9 +19,7 @@ T0 = datetime(2026, 12, 1, 20, 0, tzinfo=timezone.utc)
 POLICY = LockoutPolicy(max_failures=5, window=timedelta(minutes=15), lockout=timedelta(minutes=15))
 
 
-def fail(n: int, state: LockoutState | None = None, start: datetime = T0, step=timedelta(seconds=10)):
-    if state is None:
-        state = LockoutState()
+def fail(n: int, state: LockoutState = LockoutState(), start: datetime = T0, step=timedelta(seconds=10)):
     locks = []
     for i in range(n):
         state, locked = record_failure(state, start + i * step, POLICY)
