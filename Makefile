@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test test-all install unit integration bench emulate clean
+.PHONY: run check test test-all install unit integration bench emulate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,12 +21,17 @@ run: $(STAMP)
 # PostgreSQL outages); CI (CI=true, as .ci/run runs) and `make test-all` run everything.
 PYTEST_MARKS ?= $(if $(CI),,-m "not faults")
 
-test: $(STAMP)
+# The import contracts, the linter and the type checker ([tool.importlinter], [tool.ruff], [tool.mypy] in
+# pyproject.toml): seconds, so every test run starts with them.
+check: $(STAMP)
 	$(BIN)/lint-imports
+	$(BIN)/ruff check
+	$(BIN)/mypy
+
+test: check
 	$(BIN)/pytest $(PYTEST_MARKS) $(PYTEST_ARGS)
 
-test-all: $(STAMP)
-	$(BIN)/lint-imports
+test-all: check
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 unit: $(STAMP)
@@ -39,4 +44,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/spin_throughput.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

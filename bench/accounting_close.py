@@ -11,6 +11,7 @@ import statistics
 import sys
 import time
 from datetime import date
+from functools import partial
 
 import pypdfium2 as pdfium
 
@@ -61,12 +62,12 @@ def main(sizes: list[int]) -> None:
     par("dragon_pearl_50", "92"), par("tiger_reels_243", "95")  # exact par sheets: computed once, cached
     for n in sizes:
         machines, snaps, plays = floor(n, gd, day)
-        tc, close = median_of_3(lambda: close_day(machines, snaps, plays, par))
+        tc, close = median_of_3(partial(close_day, machines, snaps, plays, par))
         journal = C.summarise([(accounts.machine_hold(m.asset), -100_000) for m in machines]
                               + [(accounts.machine_credits(m.asset), 100_000) for m in machines])
         doc = R.day_report(gd, day, close, journal, generated_at=gd.bounds(day)[1])
-        tx, xlsx = median_of_3(lambda: to_xlsx(doc))
-        tp, pdf = median_of_3(lambda: to_pdf(doc))
+        tx, xlsx = median_of_3(partial(to_xlsx, doc))
+        tp, pdf = median_of_3(partial(to_pdf, doc))
         pages = len(pdfium.PdfDocument(pdf))
         print(f"machines {n:5d}: close_day {tc * 1e3:7.1f} ms | XLSX {tx * 1e3:6.0f} ms {len(xlsx) // 1024:4d} KiB | "
               f"PDF {tp * 1e3:6.0f} ms {len(pdf) // 1024:4d} KiB {pages:3d} pages")

@@ -38,7 +38,7 @@ def main() -> int:
                 incl[fr] += n
     busy = total - idle
     print(f"{total:,} samples, {idle:,} idle (waiting for work), {busy:,} busy")
-    print(f"\n-- self (share of busy samples)")
+    print("\n-- self (share of busy samples)")
     for fr, n in own.most_common(args.top):
         print(f"{n / max(busy, 1):7.1%}  {fr[:150]}")
     print(f"\n-- inclusive (share of busy samples){' matching ' + args.match if args.match else ''}")

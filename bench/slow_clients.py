@@ -80,7 +80,7 @@ def main() -> None:
         sp, hz = s["spins"], s["healthz"]
         print(f"{shape:<22} {phase:<34} {sp['ok']:>8}/{sp['shed']:>4}/{sp['failed']:<6} {sp['p50_ms']:>8} {sp['p99_ms']:>8} "
               f"{sp['max_ms']:>8} {hz['ok']:>9}/{hz['failed']:<7} {hz['p50_ms']:>7} {hz['p99_ms']:>7} {hz['max_ms']:>7}")
-    for shape, phase, s, held in rows:
+    for shape, _phase, s, held in rows:
         if held:
             print(f"{shape}: attack connections still open at the end {held}; failures "
                   f"{sorted(set(st for st in s['spins']['statuses'] if st != '200'))}")

@@ -22,12 +22,24 @@ import json
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, Protocol, TypeVar
 
 from slotsys.kernel.errors import IdempotencyKeyReused, ValidationFailed
 
 _KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
 R = TypeVar("R")
+
+
+class StoredResult(Protocol):
+    """What :func:`run_once` stores and reads back: a pydantic model's JSON round trip."""
+
+    @classmethod
+    def model_validate(cls: type[M], obj: Any) -> M: ...
+
+    def model_dump(self, *, mode: str) -> dict[str, Any]: ...
+
+
+M = TypeVar("M", bound=StoredResult)
 
 
 @dataclass(frozen=True)
@@ -76,7 +88,7 @@ def require_key(key: str | None) -> str:
     return key
 
 
-def run_once(ctx, request: OnceKey, fn: Callable[[Any], R], *, result: type[R], write_behind: bool = False) -> Once[R]:
+def run_once(ctx, request: OnceKey, fn: Callable[[Any], M], *, result: type[M], write_behind: bool = False) -> Once[M]:
     """Run ``fn(uow)`` once per (principal, key) in one transaction of ``ctx.uow`` and return its result.
 
     ``fn`` returns an instance of ``result`` (a pydantic model) and must not commit. ``write_behind``: the
@@ -93,12 +105,13 @@ def run_once(ctx, request: OnceKey, fn: Callable[[Any], R], *, result: type[R], 
                 raise IdempotencyKeyReused(
                     "this Idempotency-Key was already used for a different request", field="Idempotency-Key")
             if rec.status_code is not None:  # a record from before typed results: the HTTP answer itself
+                # no typed result exists for such a record: callers send ``stored`` (see Once)
                 return Once(None, True, (rec.status_code, rec.response))  # type: ignore[arg-type]
-            return Once(result.model_validate(rec.response), True)  # type: ignore[attr-defined]
+            return Once(result.model_validate(rec.response), True)
         if write_behind:
             uow.write_behind()
         out = fn(uow)
-        uow.idempotency.complete(record_id, None, out.model_dump(mode="json"))  # type: ignore[attr-defined]
+        uow.idempotency.complete(record_id, None, out.model_dump(mode="json"))
         _fault_pause(settings.fault_delay_ms)  # fault injection (tests only): off by default
         uow.commit()
         _fault_pause(settings.fault_delay_after_commit_ms)

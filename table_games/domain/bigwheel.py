@@ -104,11 +104,13 @@ def spin(rng, config: BigWheelConfig = STANDARD_54) -> WheelStop:
 
 def dealer_input(config: BigWheelConfig = STANDARD_54, *, stop: int | None = None, symbol: str | None = None) -> ScriptedRng:
     """Input mode: the stop index, or the symbol the strap points at (its first stop on the wheel)."""
-    if (stop is None) == (symbol is None):
-        raise TableRuleError("outcome", "give the stop or the symbol")
-    if symbol is not None:
+    if stop is None:
+        if symbol is None:
+            raise TableRuleError("outcome", "give the stop or the symbol")
         config.segment(symbol)
         stop = config.stops.index(symbol)
+    elif symbol is not None:
+        raise TableRuleError("outcome", "give the stop or the symbol")
     return ScriptedRng([stop], field="stop")
 
 

@@ -308,7 +308,10 @@ class BlackjackRound:
             raise TableRuleError("action", f"box {box} has already answered insurance")
         return bx
 
-    def insure(self, box: str, amount: int) -> Bet:
+    def insure(self, box: str, amount: int | None) -> Bet:
+        """Insure ``box`` for ``amount`` won (at most half its stake, in chip units). Returns the insurance bet to
+        debit. Raises :class:`TableRuleError` (``action``) when insurance is not open to the box or it holds a
+        blackjack, (``amount``) for a missing, non-whole or too large amount."""
         bx = self._insurance_box(box)
         if bx.hands[0].blackjack:
             raise TableRuleError("action", "a blackjack takes even money rather than insurance")
@@ -552,20 +555,20 @@ class BlackjackRound:
     def outcome(self) -> BlackjackOutcome:
         boxes = {}
         for bx in self.boxes.values():
-            first_two = tuple(self._first_two(bx))
+            first_two = self._first_two(bx)
             hands = tuple(HandOutcome(h.id, tuple(h.cards), h.stake, h.double, h.from_split, h.surrendered)
                           for h in sorted(bx.hands, key=lambda x: bx.order.index(x.id)))
             boxes[bx.box] = BoxOutcome(bx.box, bx.player, first_two, hands, bx.insurance, bx.even_money)
         return BlackjackOutcome(tuple(self.dealer), boxes, self.shoe.cut_card_out)
 
-    def _first_two(self, bx: Box) -> list[Card]:
+    def _first_two(self, bx: Box) -> tuple[Card, Card]:
         # the box's first two cards: hand 0's first card and the card dealt second to the box
         h0 = bx.hand(0)
         if len(bx.hands) == 1:
-            return h0.cards[:2]
+            return h0.cards[0], h0.cards[1]  # the deal gave every box two cards before any decision
         # after a split hand 0 keeps its first card; the second original card moved to the first split hand
         first_split = bx.hand(1)
-        return [h0.cards[0], first_split.cards[0]]
+        return h0.cards[0], first_split.cards[0]
 
 
 def new_shoe(rules: BlackjackRules, rng) -> Shoe:

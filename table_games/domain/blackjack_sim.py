@@ -51,6 +51,20 @@ def new_shoe(decks: int, rnd: random.Random) -> list[int]:
     return shoe
 
 
+class _Hand:
+    """One box hand in play: card values, and whether it was doubled, came from a split, is a split-aces hand,
+    was surrendered."""
+
+    __slots__ = ("cards", "doubled", "from_split", "split_aces", "surrendered")
+
+    def __init__(self, cards: list[int], *, from_split: bool = False, split_aces: bool = False) -> None:
+        self.cards = cards
+        self.doubled = False
+        self.from_split = from_split
+        self.split_aces = split_aces
+        self.surrendered = False
+
+
 def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple[int, int]:
     """Play one round for one box from ``shoe[pos:]``. Returns (net in half-stakes, new position)."""
     first, hit_more = t.first, t.hit_more
@@ -69,18 +83,17 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
         return 3, pos
     das, max_hands, resplit_aces = r.double_after_split, r.max_hands, r.resplit_aces
     can_surr_rule = r.surrender != "none"
-    # a hand: [cards, doubled, from_split, split_aces, surrendered]
-    hands = [[[p1, p2], False, False, False, False]]
+    hands = [_Hand([p1, p2])]
     i = 0
     while i < len(hands):
         h = hands[i]
-        cards = h[0]
+        cards = h.cards
         done = False
         if len(cards) == 1:  # a split hand takes its second card when play reaches it
             cards.append(shoe[pos])
             pos += 1
             hard = cards[0] + cards[1]
-            if h[3] and not (resplit_aces and cards[1] == 1 and len(hands) < max_hands):
+            if h.split_aces and not (resplit_aces and cards[1] == 1 and len(hands) < max_hands):
                 done = True
             elif hard == 11 and 1 in cards:
                 done = True
@@ -89,12 +102,12 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
             hard = sum(cards)
             ace = 1 in cards
             if n == 2:
-                cd = not h[3] and (das or not h[2])
-                cs = cards[0] == cards[1] and len(hands) < max_hands and (resplit_aces or not h[3])
-                cr = can_surr_rule and not h[2] and len(hands) == 1
+                cd = not h.split_aces and (das or not h.from_split)
+                cs = cards[0] == cards[1] and len(hands) < max_hands and (resplit_aces or not h.split_aces)
+                cr = can_surr_rule and not h.from_split and len(hands) == 1
             else:
                 cd = cs = cr = False
-            if h[3]:  # split aces: one card (a resplit of A,A is the only decision)
+            if h.split_aces:  # split aces: one card (a resplit of A,A is the only decision)
                 cd = False
             action = -1
             if n == 2 and (cd or cs or cr):
@@ -112,7 +125,7 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
             if action < 0:
                 action = A_HIT if hit_more[(hard * 2 + ace) * 11 + up] else A_STAND
             if action == A_HIT:
-                if h[3]:
+                if h.split_aces:
                     action = A_STAND  # (cannot happen: strategy never hits split aces; engine forbids it)
                 else:
                     cards.append(shoe[pos])
@@ -125,17 +138,17 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
             if action == A_STAND:
                 done = True
             elif action == A_DOUBLE:
-                h[1] = True
+                h.doubled = True
                 cards.append(shoe[pos])
                 pos += 1
                 done = True
             elif action == A_SURRENDER:
-                h[4] = True
+                h.surrendered = True
                 done = True
             elif action == A_SPLIT:
                 aces = cards[0] == 1
-                new = [[cards.pop()], False, True, aces, False]
-                h[2], h[3] = True, aces
+                new = _Hand([cards.pop()], from_split=True, split_aces=aces)
+                h.from_split, h.split_aces = True, aces
                 hands.insert(i + 1, new)
                 cards.append(shoe[pos])
                 pos += 1
@@ -150,12 +163,12 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
     totals = []
     need_hole = need_draws = False
     for h in hands:
-        hard = sum(h[0])
-        best = hard + 10 if (1 in h[0] and hard + 10 <= 21) else hard
+        hard = sum(h.cards)
+        best = hard + 10 if (1 in h.cards and hard + 10 <= 21) else hard
         totals.append(best)
         if best > 21:
             continue
-        if h[4]:
+        if h.surrendered:
             if late and dealer_can_bj:  # a late surrender is lost to a dealer blackjack
                 need_hole = True
             continue
@@ -184,9 +197,9 @@ def play_round(shoe: list[int], pos: int, r: BlackjackRules, t: Tables) -> tuple
     enhc = r.dealer_blackjack_takes == "all"
     net = 0
     for idx, h in enumerate(hands):
-        stake = 4 if h[1] else 2
+        stake = 4 if h.doubled else 2
         tot = totals[idx]
-        if h[4]:
+        if h.surrendered:
             net += -2 if (late and dealer_bj) else -1
         elif tot > 21:
             net -= stake

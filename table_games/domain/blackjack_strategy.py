@@ -36,9 +36,9 @@ def _best(hard: int, ace: bool) -> int:
     return hard + 10 if ace and hard + 10 <= 21 else hard
 
 
-def dealer_outcomes(up: int, p: tuple[float, ...], h17: bool) -> dict[object, float]:
+def dealer_outcomes(up: int, p: tuple[float, ...], h17: bool) -> dict[int | str, float]:
     """Dealer final totals {17..21, 'bust', 'bj'} from the upcard (second card drawn after the players)."""
-    res: dict[object, float] = {}
+    res: dict[int | str, float] = {}
 
     def rec(hard: int, ace: bool, n: int, prob: float) -> None:
         t = _best(hard, ace)
@@ -86,9 +86,9 @@ class _Analysis:
         if t not in self._stand:
             ev = 0.0
             for o, pr in self.dist.items():
-                if o == "bust" or t > o:
+                if o == "bust" or (isinstance(o, int) and t > o):
                     ev += pr
-                elif t < o:
+                elif isinstance(o, int) and t < o:
                     ev -= pr
             self._stand[t] = ev
         return self._stand[t]

@@ -277,12 +277,14 @@ def progressive_hand(h: StudHand, outcome: CaribbeanOutcome, rules: CaribbeanRul
         return None
     if rules.progressive_requires_call and not outcome.misdeal and not h.called:
         return None
-    return best_award([h.category], rules.progressive)
+    return best_award([E.category(h.cards)], rules.progressive)  # a live hand: its category
 
 
 def progressive_awards(bets: Sequence[Bet], outcome: CaribbeanOutcome | Void,
                        rules: CaribbeanRules = STANDARD) -> list:
     """The progressive awards of the round's live hands (a dead hand claims nothing)."""
+    if isinstance(outcome, Void):
+        return []
     return ante_progressive_awards(bets, outcome, rules, lambda h: progressive_hand(h, outcome, rules),
                                    in_play=lambda h: not h.dead)
 
@@ -314,6 +316,7 @@ def settle(bets: Sequence[Bet], outcome: CaribbeanOutcome | Void, rules: Caribbe
         if not qualifies:
             out.append(won(b, b.action) if b.spot == "ante" else pushed(b))
             continue
+        assert ds is not None, "the dealer's strength is known on every round that is not a misdeal"
         ps = E.strength(h.cards)
         if ps == ds:
             out.append(pushed(b))

@@ -123,11 +123,14 @@ def suit_classes(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The suit-isomorphism classes of the hands: (representative hand indices, class sizes). The canonical
     form is the smallest colex index over the 24 suit relabellings; 134,459 classes for five cards."""
     rank, suit = hands // 4, hands % 4
-    best = None
-    for perm in permutations(range(4)):
-        relabelled = np.sort(rank * 4 + np.array(perm, dtype=np.int8)[suit], axis=1)
-        ix = _colex(relabelled)
-        best = ix if best is None else np.minimum(best, ix)
+
+    def relabelled_colex(perm: tuple[int, ...]) -> np.ndarray:
+        return _colex(np.sort(rank * 4 + np.array(perm, dtype=np.int8)[suit], axis=1))
+
+    perms = permutations(range(4))
+    best = relabelled_colex(next(perms))
+    for perm in perms:
+        best = np.minimum(best, relabelled_colex(perm))
     _, first, sizes = np.unique(best, return_index=True, return_counts=True)
     return first, sizes
 

@@ -308,6 +308,8 @@ def progressive_hand(h: HoldemHand, outcome: HoldemOutcome, rules: HoldemBonusRu
 
 def progressive_awards(bets: Sequence[Bet], outcome: HoldemOutcome | Void, rules: HoldemBonusRules = STANDARD) -> list:
     """The progressive awards of the round's hands (the hole cards and the flop)."""
+    if isinstance(outcome, Void):
+        return []
     return ante_progressive_awards(bets, outcome, rules, lambda h: progressive_hand(h, outcome, rules))
 
 
@@ -360,7 +362,8 @@ def bonus_edge(rules: HoldemBonusRules = STANDARD, stake: int = 10_000):
 
     cards = deck()
     board = tuple(parse_cards("2C 3C 4D 5D 7H"))
-    total = n = 0
+    total = Fraction(0)
+    n = 0
     for hole in combinations(cards, 2):
         bet = [Bet("bonus", stake, "p", "1")]
         box = {"1": HoldemHand("1", "p", hole)}

@@ -743,10 +743,7 @@ def score_hand(d: Declaration | dict, rules: RiichiRules | KoreanRules | None = 
         d = Declaration.from_dict(d)
     seating = None
     if winner is not None or dealer is not None:
-        for name, s in (("winner", winner), ("dealer", dealer)):
-            if s not in SEATS:
-                raise TableRuleError(name, f"{name} is a seat: E, S, W or N (send winner and dealer together)")
-        seating = seat_wind(winner, dealer)  # type: ignore[arg-type]
+        seating = seat_wind(_seat("winner", winner), _seat("dealer", dealer))
     if d.seat_wind is not None and seating is not None and d.seat_wind != seating:
         raise TableRuleError("seat_wind", f"seat_wind {d.seat_wind} contradicts the seating: {winner} with {dealer} "
                                           f"dealing sits {seating}")
@@ -774,8 +771,9 @@ def _score_riichi(d: Declaration, rules: RiichiRules) -> Score:
 
 
 def _score_seat(d: Declaration, rules: RiichiRules) -> Score:
-    assert d.seat_wind is not None
-    dealer = d.seat_wind == "E"
+    seat = d.seat_wind
+    assert seat is not None, "score_hand resolves the seat wind before scoring"
+    dealer = seat == "E"
     nagashi = "nagashi_mangan" in d.conditions
     p = _parse(d, rules.aka_dora, need_tiles=not nagashi)
     if nagashi:
@@ -786,7 +784,7 @@ def _score_seat(d: Declaration, rules: RiichiRules) -> Score:
             raise TableRuleError("conditions", "nagashi mangan is a draw: no tiles, riichi or other conditions")
         d = replace(d, tsumo=True)  # paid as a tsumo mangan
         as_draw = rules.nagashi_payment == "draw"
-        cfg = HandConfig(is_tsumo=True, is_nagashi_mangan=True, player_wind=WIND_TILE[d.seat_wind],
+        cfg = HandConfig(is_tsumo=True, is_nagashi_mangan=True, player_wind=WIND_TILE[seat],
                          round_wind=WIND_TILE[d.round_wind], tsumi_number=0 if as_draw else d.honba,
                          kyoutaku_number=0 if as_draw else d.riichi_sticks, options=rules.options())
         r = HandCalculator.estimate_hand_value([], 0, config=cfg)  # a mangan whatever the scorer (aotenjou too)
@@ -808,7 +806,7 @@ def _score_seat(d: Declaration, rules: RiichiRules) -> Score:
     cfg = HandConfig(is_tsumo=d.tsumo, is_riichi=d.riichi, is_daburu_riichi=d.double_riichi, is_ippatsu=d.ippatsu,
                      is_open_riichi=d.open_riichi, is_rinshan="rinshan" in c, is_chankan="chankan" in c,
                      is_haitei="haitei" in c, is_houtei="houtei" in c, is_tenhou="tenhou" in c,
-                     is_chiihou="chiihou" in c, is_renhou="renhou" in c, player_wind=WIND_TILE[d.seat_wind],
+                     is_chiihou="chiihou" in c, is_renhou="renhou" in c, player_wind=WIND_TILE[seat],
                      round_wind=WIND_TILE[d.round_wind], tsumi_number=d.honba, kyoutaku_number=d.riichi_sticks,
                      paarenchan=d.paarenchan, options=rules.options())
     dora_ids = [ids.take(t) for t in p.dora]
@@ -870,7 +868,7 @@ def _score_korean(d: Declaration, rules: KoreanRules) -> Score:
     hand_kinds = [t.kind for t in p.concealed] + [t.kind for _, ts in p.melds for t in ts]
     n_dora = sum(hand_kinds.count(k) for k in dora_kinds) + sum(t.red for t in p.concealed) + \
         sum(t.red for _, ts in p.melds for t in ts)
-    items = [{"key": "win", "ko": "화료", "ja": "和了", "en": "Win", "points": rules.win_points}]
+    items: list[dict] = [{"key": "win", "ko": "화료", "ja": "和了", "en": "Win", "points": rules.win_points}]
     if d.riichi or d.double_riichi:
         items.append({"key": "riichi", "ko": "리치", "ja": "立直", "en": "Riichi", "points": rules.riichi_points})
     if n_dora and rules.dora_points:
@@ -886,6 +884,12 @@ def _score_korean(d: Declaration, rules: KoreanRules) -> Score:
 
 
 # --------------------------------------------------------------------------------------------- seats
+def _seat(name: str, s: str | None) -> str:
+    if s is None or s not in SEATS:
+        raise TableRuleError(name, f"{name} is a seat: E, S, W or N (send winner and dealer together)")
+    return s
+
+
 def seat_wind(seat: str, dealer_seat: str) -> str:
     """The seat wind of a table seat when ``dealer_seat`` deals (the dealer is East, then counter-clockwise)."""
     return SEATS[(SEATS.index(seat) - SEATS.index(dealer_seat)) % 4]

@@ -295,14 +295,11 @@ class _Hand:
     def keep(self, high_core: Sequence[PGCard]) -> Setting:
         """``high_core`` in the high hand; the best two-card low from the rest; the others fill the high."""
         rest = self.rest(high_core)
-        best = None
-        for a, b in combinations(range(len(rest)), 2):
-            low = (rest[a], rest[b])
-            high = tuple(high_core) + tuple(c for k, c in enumerate(rest) if k not in (a, b))
-            cand = (low_key(low), high_key(high), Setting(high, low))
-            if best is None or cand[:2] > best[:2]:
-                best = cand
-        return best[2]
+        core = tuple(high_core)
+        settings = (Setting(core + tuple(c for k, c in enumerate(rest) if k not in (a, b)), (rest[a], rest[b]))
+                    for a, b in combinations(range(len(rest)), 2))
+        # the first of the best (low, then high) keys, as the house way reads them
+        return max(settings, key=lambda s: (low_key(s.low), high_key(s.high)))
 
     def low_to(self, low: Sequence[PGCard]) -> Setting:
         """``low`` is the low hand, everything else the high hand."""
@@ -725,7 +722,9 @@ DEALER = "dealer"
 # ------------------------------------------------------------------------------------------- the deal
 def roll_dice(rng) -> tuple[int, int, int]:
     """Three dice through ``rng.randbelow(6)`` (input mode: :func:`dealer_input`)."""
-    return tuple(rng.randbelow(6) + 1 for _ in range(3))  # type: ignore[return-value]
+    first = rng.randbelow(6) + 1
+    second = rng.randbelow(6) + 1
+    return first, second, rng.randbelow(6) + 1
 
 
 def dealer_input(d1: int, d2: int, d3: int):
@@ -787,7 +786,7 @@ def deal(shoe: Shoe, dice: Sequence[int], rules: PaiGowRules, *, banker: str = D
     ring = positions(rules, banker)
     first = ring.index(first_position(dice, rules, banker))
     hands = {ring[(first + k) % 7]: stacks[k] for k in range(7)}
-    return PaiGowDeal(tuple(dice), banker, hands)  # type: ignore[arg-type]
+    return PaiGowDeal((dice[0], dice[1], dice[2]), banker, hands)
 
 
 def deal_live(rng, rules: PaiGowRules, *, banker: str = DEALER, start_from: str = "right") -> PaiGowDeal:
@@ -808,7 +807,7 @@ def deal_from_hands(dice: Sequence[int], hands: Mapping[str, Any], rules: PaiGow
     allc = [c for cs in parsed.values() for c in cs]
     if len(set(allc)) != len(allc):
         raise TableRuleError("hands", "a card appears twice (one 53-card deck)")
-    return PaiGowDeal(tuple(dice), banker, parsed)  # type: ignore[arg-type]
+    return PaiGowDeal((dice[0], dice[1], dice[2]), banker, parsed)
 
 
 # ------------------------------------------------------------------------------------------- banking
@@ -891,7 +890,9 @@ class PaiGowOutcome:
         h = self.hands[place]
         if h.dead or self.all_dead:
             return None
-        return result(h.setting, self.banker_hand.setting)  # type: ignore[arg-type]
+        banker = self.banker_hand.setting
+        assert h.setting is not None and banker is not None, "every live hand of a set round has its setting"
+        return result(h.setting, banker)
 
     @property
     def house_result(self) -> int | None:
@@ -901,7 +902,9 @@ class PaiGowOutcome:
         d = self.hands.get(DEALER)
         if d is None or d.dead or d.setting is None:
             return None
-        return result(d.setting, self.banker_hand.setting)  # type: ignore[arg-type]
+        banker = self.banker_hand.setting
+        assert banker is not None, "the banker's live hand of a set round has its setting"
+        return result(d.setting, banker)
 
     def to_dict(self) -> dict[str, Any]:
         return {"dice": list(self.dice), "banker": self.banker, "house_bet": self.house_bet,
@@ -1075,7 +1078,7 @@ def settle(bets: Sequence[Bet], outcome: PaiGowOutcome | Void, rules: PaiGowRule
             raise TableRuleError("spot", f"unknown pai gow spot {b.spot!r}")
         if b.box == outcome.banker:
             raise TableRuleError("box", "the banker's place has no main bet (its stake is the bank)")
-        if b.box not in outcome.hands:
+        if b.box is None or b.box not in outcome.hands:
             raise TableRuleError("box", f"bet on place {b.box} which was not in the round")
         r = results[i] = outcome.player_result(b.box)
         if r is not None:

@@ -187,12 +187,14 @@ def make_game(cfg: RoomConfig, players: int):
     """The pokerkit game (cash-game mode) for ``players`` dealt in."""
     if not MIN_SEATS <= players <= MAX_SEATS:
         raise TableRuleError("seats", f"a hand needs {MIN_SEATS}-{MAX_SEATS} players with chips, not {players}")
-    common = dict(automations=AUTOMATIONS, ante_trimming_status=False, raw_antes=antes_for(cfg, players),
-                  raw_blinds_or_straddles=(cfg.small_blind, cfg.big_blind), mode=Mode.CASH_GAME, rake=rake_of(cfg))
+    antes, blinds, rake = antes_for(cfg, players), (cfg.small_blind, cfg.big_blind), rake_of(cfg)
     if cfg.variant == "FL":
         cls = HeadsUpFixedLimitTexasHoldem if players == 2 else CasinoFixedLimitTexasHoldem
-        return cls(small_bet=cfg.small_bet, big_bet=cfg.big_bet, **common)
-    return NoLimitTexasHoldem(min_bet=cfg.big_blind, **common)
+        return cls(automations=AUTOMATIONS, ante_trimming_status=False, raw_antes=antes,
+                   raw_blinds_or_straddles=blinds, small_bet=cfg.small_bet, big_bet=cfg.big_bet,
+                   mode=Mode.CASH_GAME, rake=rake)
+    return NoLimitTexasHoldem(automations=AUTOMATIONS, ante_trimming_status=False, raw_antes=antes,
+                              raw_blinds_or_straddles=blinds, min_bet=cfg.big_blind, mode=Mode.CASH_GAME, rake=rake)
 
 
 def shuffled_deck(rng) -> list[str]:
@@ -401,10 +403,11 @@ class _RoomHandHistory(HandHistory):
         game = super().create_game()
         if (self.variant == "FT" and len(self.starting_stacks) == 2
                 and self.user_defined_fields.get("_heads_up_raises_uncapped")):
-            kw = dict(automations=game.automations, ante_trimming_status=self.ante_trimming_status,
-                      raw_antes=self.antes, raw_blinds_or_straddles=self.blinds_or_straddles,
-                      small_bet=self.small_bet, big_bet=self.big_bet, mode=Mode.CASH_GAME, rake=self.rake)
-            return HeadsUpFixedLimitTexasHoldem(**kw)
+            # the standard FT game built from this history's fields, re-made with uncapped heads-up raises
+            return HeadsUpFixedLimitTexasHoldem(
+                automations=game.automations, ante_trimming_status=game.ante_trimming_status,
+                raw_antes=game.raw_antes, raw_blinds_or_straddles=game.raw_blinds_or_straddles,
+                small_bet=game.small_bet, big_bet=game.big_bet, mode=Mode.CASH_GAME, rake=game.rake)
         return game
 
 
@@ -430,9 +433,8 @@ def _play_out(hh: HandHistory) -> State:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            state = None
-            for state in hh:
-                pass
+            last = deque(hh, maxlen=1)  # replays every action; keeps the final state
+        state = last[0] if last else None
     except Exception as e:
         raise TableRuleError("phh", f"the hand does not replay: {e}") from None
     if state is None or state.status:
@@ -510,6 +512,7 @@ def replay_phh(text: str) -> dict:
             if alt_state is not None and [int(x) for x in alt_state.stacks] == expected:
                 state, overrides, notes = alt_state, flags, [note]
     if state is None:
+        assert failure is not None, "no state is left only when the as-written replay failed"
         raise failure
     got = [int(x) for x in state.stacks]
     return {"variant": hh.variant, "players": hh.players, "finishing_stacks": got, "expected": expected,

@@ -190,7 +190,7 @@ def settle(bets: Sequence[Bet], outcome: Dice | Void, paytable: SicBoPaytable = 
 def house_edge(spot: str, paytable: SicBoPaytable = MACAU, *, stake: int = 1_000) -> Fraction:
     """Exact edge over the 216 ordered outcomes, through :func:`settle`."""
     bet = Bet(parse_spot(spot).spot, stake)
-    total = sum(settle([bet], Dice(d), paytable)[0].net for d in product(range(1, 7), repeat=3))
+    total = sum(settle([bet], Dice((a, b, c)), paytable)[0].net for a, b, c in product(range(1, 7), repeat=3))
     return -Fraction(total, 216 * stake)
 
 

@@ -45,7 +45,7 @@ def test_docs_page_uses_only_same_origin_assets(app):
     parser.feed(html)
     assert parser.inline_scripts == 0  # nothing a 'self' Content-Security-Policy would block
     kinds = {}
-    for tag, ref in parser.refs:
+    for _tag, ref in parser.refs:
         u = urlsplit(ref)
         assert not u.scheme and not u.netloc and ref.startswith("/"), ref
         asset = client.get(ref)

@@ -118,7 +118,7 @@ def test_hostile_bodies_are_refused_naming_the_field_and_change_nothing(api, app
             wrong.append(f"{desc} → {status} {ctype} field={problem.get('field')!r} {problem.get('detail', '')[:120]}"
                          f" (expected field {field!r})")
 
-    for endpoint, method, url, caller, body, schema in ops:
+    for _endpoint, method, url, caller, body, schema in ops:
         where = f"{caller} {method} {url}"
         for name, prop in _int_fields(schema, body):
             bad_values = [*HUGE, 1.5, float(body[name]), str(body[name]), True]
@@ -151,7 +151,7 @@ def test_hostile_text_in_every_text_field_is_refused_or_kept_verbatim(api, app, 
     ops = _body_operations(app, floor)
     machines_before = _snapshot(app)["machines"]
     wrong: list[str] = []
-    for endpoint, method, url, caller, body, schema in ops:
+    for _endpoint, method, url, caller, body, _schema in ops:
         for name, value in body.items():
             if not isinstance(value, str):
                 continue

@@ -160,7 +160,7 @@ def test_scored_hand_settles_between_stacks_exactly_and_once(api):
     rec = api.as_staff("auditor", "GET", "/api/v1/mahjong/tables/MJ-T1/hands/1", key=None)
     assert rec.status_code == 200 and rec.json["settlement"] == st and rec.json["fee"] == 6_000
     # everyone leaves: wallets = fund + their result exactly
-    for seat, pid in pids.items():
+    for seat in pids:
         r = api.as_staff("pit", "POST", f"/api/v1/mahjong/tables/MJ-T1/seats/{seat}/leave")
         assert r.status_code == 200, r.json
     assert {s: cashable(api, p) for s, p in pids.items()} == \

@@ -154,7 +154,7 @@ def test_a_hand_from_buy_in_to_cash_out(api, app, players):
     play_out(api, players, NL, h2["hand"], prefer=("fold", "check"))
 
     # cash out everyone back to the wallet
-    for p, bought in zip(players, [100_000, 150_000, 200_000]):
+    for p in players:
         stack = next(s["stack"] for s in table(api)["seats"] if s["player_id"] == p["id"])
         before = cashable(api, p["id"])
         r = as_player(api, p, "POST", f"/api/v1/poker/tables/{NL}/cash-out", {"player_id": p["id"], "leave": True})

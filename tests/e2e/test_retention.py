@@ -34,7 +34,7 @@ def _age_all(svc, days: int) -> None:
 
 def test_cli_dry_run_then_purge_and_the_beat_task(api, tmp_path):
     svc = api.app.extensions["slotsys"]
-    for i in range(5):
+    for _ in range(5):
         assert api.as_machine("M002", "POST", "/api/v1/machines/M002/bill-in", {"amount": 10_000}).status_code == 200
     n = _count(svc)
     assert n >= 5
@@ -56,7 +56,7 @@ def test_cli_dry_run_then_purge_and_the_beat_task(api, tmp_path):
     assert _count(svc) == 0
 
     # the beat task (eager in the embedded default) runs the same purge with the settings
-    for i in range(3):
+    for _ in range(3):
         assert api.as_machine("M003", "POST", "/api/v1/machines/M003/bill-in", {"amount": 10_000}).status_code == 200
     _age_all(svc, 8)
     assert api.as_machine("M003", "POST", "/api/v1/machines/M003/bill-in", {"amount": 10_000}).status_code == 200
@@ -74,7 +74,7 @@ def test_embedded_slotsys_run_purges_without_beat(api, tmp_path):
     import time
 
     svc = api.app.extensions["slotsys"]
-    for i in range(4):
+    for _ in range(4):
         assert api.as_machine("M004", "POST", "/api/v1/machines/M004/bill-in", {"amount": 10_000}).status_code == 200
     n = _count(svc)
     _age_all(svc, 9)

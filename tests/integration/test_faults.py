@@ -558,7 +558,7 @@ def test_postgres_connections_dropped_mid_transaction_nothing_half_applied_and_t
     # idle service: one drop, then one spin at a time
     time.sleep(6)  # past the auth cache (5 s): the first request's first statement meets the dead connection
     dropped = db.terminate_backends()
-    seq = [Call("spin", f"/api/v1/machines/M001/spin", bet_for("M001"), machine_key(creds, "M001")) for _ in range(8)]
+    seq = [Call("spin", "/api/v1/machines/M001/spin", bet_for("M001"), machine_key(creds, "M001")) for _ in range(8)]
     for c in seq:
         c.until_ok(gun.base)
     first_tries = [c.statuses[0] for c in seq]

@@ -48,19 +48,21 @@ def test_upload_second_admin_approves_then_assignable_and_a_race_approves_once(p
 
     # races: the same upload approved by two people at once, five times over
     results = []
+
+    # each race's own upload, barrier and answers are passed in: a thread outliving its join cannot write
+    # into the next race
+    def approve(rid, barrier, statuses, headers):
+        client = app.test_client()
+        barrier.wait()
+        statuses.append(client.post(f"/api/v1/games/{rid}/approve", json={"variations": ["76"]},
+                                    headers=headers).status_code)
+
     for i in range(5):
         text = LUCKY.replace("id: lucky_three", f"id: lucky_race_{i}")
         rid = api.as_staff("admin", "POST", "/api/v1/games", {"definition": text}, key=None).json["id"]
         barrier = threading.Barrier(2)
         statuses: list[int] = []
-
-        def approve(headers):
-            client = app.test_client()
-            barrier.wait()
-            statuses.append(client.post(f"/api/v1/games/{rid}/approve", json={"variations": ["76"]},
-                                        headers=headers).status_code)
-
-        threads = [threading.Thread(target=approve, args=(h,)) for h in (admin2, sup)]
+        threads = [threading.Thread(target=approve, args=(rid, barrier, statuses, h)) for h in (admin2, sup)]
         for t in threads:
             t.start()
         for t in threads:
@@ -82,17 +84,17 @@ def test_racing_uploads_of_one_game_id_store_one(pg_api, pg_app):
     op = {"Authorization": f"Bearer {api.staff_token('operator')}"}
     adm = {"Authorization": f"Bearer {api.staff_token('admin')}"}
     results = []
+
+    def post(text, barrier, statuses, headers):
+        client = app.test_client()
+        barrier.wait()
+        statuses.append(client.post("/api/v1/games", json={"definition": text}, headers=headers).status_code)
+
     for i in range(3):
         text = LUCKY.replace("id: lucky_three", f"id: lucky_twin_{i}")
         barrier = threading.Barrier(2)
         statuses: list[int] = []
-
-        def post(headers):
-            client = app.test_client()
-            barrier.wait()
-            statuses.append(client.post("/api/v1/games", json={"definition": text}, headers=headers).status_code)
-
-        threads = [threading.Thread(target=post, args=(h,)) for h in (op, adm)]
+        threads = [threading.Thread(target=post, args=(text, barrier, statuses, h)) for h in (op, adm)]
         for t in threads:
             t.start()
         for t in threads:

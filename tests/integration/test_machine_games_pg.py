@@ -66,8 +66,9 @@ def test_reported_games_concurrent_retries_mystery_hit_and_reconciliation(pg_app
                     "meters": {"coin_in": coin_in, "coin_out": coin_out, "games_played": n}}
             headers = {"Authorization": f"Bearer {api.key(asset)}", "Idempotency-Key": uuid.uuid4().hex}
             with ThreadPoolExecutor(max_workers=RETRIES) as pool:
-                rs = list(pool.map(lambda _: client.post(f"/api/v1/machines/{asset}/games", json=body,
-                                                         headers=headers), range(RETRIES)))
+                sent = [pool.submit(client.post, f"/api/v1/machines/{asset}/games", json=body, headers=headers)
+                        for _ in range(RETRIES)]
+                rs = [f.result() for f in sent]
             statuses.append([r.status_code for r in rs])
             assert len({r.data for r in rs}) == 1, [r.json for r in rs]  # one answer: the first, replayed
         return {"statuses": statuses, "coin_in": coin_in, "coin_out": coin_out}

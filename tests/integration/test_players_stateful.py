@@ -78,7 +78,7 @@ def test_random_play_keeps_the_books_and_the_players_straight(pg_app):
         def __init__(self) -> None:
             super().__init__()
             self.players = []
-            for i in range(2):
+            for _ in range(2):
                 r = api.as_staff("host", "POST", "/api/v1/players", {"name": f"Player {uuid.uuid4().hex[:6]}", "pin": PIN})
                 assert r.status_code == 201, r.json
                 pid = r.json["player"]

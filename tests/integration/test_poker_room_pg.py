@@ -56,7 +56,7 @@ def test_concurrent_identical_actions_apply_once(pg_app, pg_api):
         r = api.as_staff("pit", "POST", "/api/v1/poker/tables/PG-NL/buy-in", {"player_id": pid, "amount": 100_000})
         assert r.status_code == 200, r.json
     h = api.as_staff("pit", "POST", "/api/v1/poker/tables/PG-NL/hands", key=None).json
-    n, base = h["hand"], f"/api/v1/poker/tables/PG-NL/hands/{h['hand']}"
+    base = f"/api/v1/poker/tables/PG-NL/hands/{h['hand']}"
     token = api.staff_token("pit")  # the dealer acts for the seat to act
 
     # 1. eight copies of one request with ONE key: applied once, the others get the stored reply

@@ -446,7 +446,7 @@ def test_a_client_hanging_up_is_one_info_line_not_a_traceback(floor):
             crowd = Crowd()
             conns = crowd.open(server.port, [(JACKPOTS, bearer(floor.keys["M014"]))] * 3)
             assert [c.status for c in conns] == [200] * 3
-            assert wait_until(lambda: all(c.events >= 2 for c in conns), timeout=10)
+            assert wait_until(lambda conns=conns: all(c.events >= 2 for c in conns), timeout=10)
             crowd.close()
         assert wait_until(lambda: server.streams() == 0, timeout=10)
         time.sleep(0.5)

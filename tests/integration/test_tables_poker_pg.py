@@ -150,7 +150,7 @@ def test_two_royals_in_one_round_share_the_meter_exactly(pg_app, pg_api):
     assert after["reserve_milli"] == 12 * 10_000 - 1000 * (12 * 10_000 // 1000)
     assert after["seeded"] == 1_000_001 + 1_000_001 - 12 * 10_000 // 1000
     assert _accounted(after) and _accounted(grown)
-    for i, pid in enumerate(players[:2]):
+    for pid in players[:2]:
         assert _cashable(api, pid) == wallets[pid] - 11_000 - 20_000 + 20_000 + 20_000 + 2_000_000 + share
     rp = _ok(api.as_staff("auditor", "GET", f"{T}/CSP-S/rounds/{n}/replay", key=None))
     assert rp["matches"] and rp["deal_matches"] and rp["progressive_matches"]

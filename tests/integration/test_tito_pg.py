@@ -63,7 +63,7 @@ def test_1000_concurrent_presentations_across_every_channel_pay_once(pg_app, pg_
     paid += [(kind, commit) for kind, r, commit in results if commit is not None and commit.status_code == 200]
     assert len(paid) == 1, Counter((k, r.status_code) for k, r, _ in results)
     refusals = Counter()
-    for kind, r, commit in results:
+    for _kind, r, commit in results:
         final = commit if commit is not None else r
         if final.status_code == 200:
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfoNotFoundError
 
 import pytest
 
@@ -127,5 +128,5 @@ def test_shifts_tile_the_day():
 def test_policy_validation():
     with pytest.raises(ValueError):
         GamingDay(24)
-    with pytest.raises(Exception):
+    with pytest.raises(ZoneInfoNotFoundError):
         GamingDay(6, "Mars/Olympus_Mons")

@@ -98,7 +98,7 @@ def test_wallets_and_points_with_planted_differences():
                                           "missing_accounts": []}
     assert w["lines"][2]["account"] == accounts.player_cashable(9)
     with pytest.raises(ValueError):
-        LI.WalletRecord(1, "chips", 0, 0).account
+        _ = LI.WalletRecord(1, "chips", 0, 0).account  # the property refuses a wallet kind it does not know
     p = LI.points_liability([LI.PlayerPoints(7, 12_345_678, 12_345_678, 1_000_000),
                              LI.PlayerPoints(9, 2_500, 2_000)], promo_won_per_point=10, cash_won_per_point=5)
     assert p["points"] == 12_345 + 2 and p["value_promo_won"] == 123_470 and p["value_cash_won"] == 61_735

@@ -309,8 +309,7 @@ def test_real_games_pay_multiples_of_the_multiplier():
     rng = random.Random(5)
     for gid in ("dragon_pearl_50", "tiger_reels_243"):
         g = load_game(gid)
-        strips = g.variation().reels
-        for k in range(300):
+        for _ in range(300):
             seed = rng.randrange(10**9)
             one = spin(g, g.bet_options()[-5], SeededRng(seed))  # full lines/reels, multiplier 1
             ten = spin(g, g.full_bet(), SeededRng(seed))  # multiplier 10: the same draws

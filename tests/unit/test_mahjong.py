@@ -171,7 +171,7 @@ def test_the_pages_han_values_are_the_rules_we_score_with():
     """The page's han (closed / open) for each yaku on its list = the han the configured rules give it."""
     lib = {M.YAKU_NAMES[type(y).__name__][0]: y for y in vars(YakuConfig()).values()
            if type(y).__name__ in M.YAKU_NAMES}
-    for key, (ko, closed, opened) in M.CASINO_YAKU.items():
+    for key, (_ko, closed, opened) in M.CASINO_YAKU.items():
         y = lib[key]
         assert y.han_closed == closed, key
         if opened is not None:

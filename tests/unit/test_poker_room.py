@@ -78,9 +78,7 @@ def test_big_blind_ante_is_dead_money_in_the_main_pot():
 def test_constructed_multiway_all_in_builds_main_and_side_pots():
     # a CONSTRUCTED hand (not published): three pots, each won by a different player
     text = (PHH_DIR / "multiway_all_in_side_pots.phh").read_text()
-    state = None
-    for state in P.load_phh(text):
-        pass
+    *_, state = P.load_phh(text)  # replay every action; the final state
     pushes = [(op.pot_index, op.amounts) for op in state.operations if isinstance(op, ChipsPushing)]
     # the main pot to the aces, side pot 1 to the kings, side pot 2 to the queens
     assert pushes == [(0, (0, 0, 32_000, 0)), (1, (36_000, 0, 0, 0)), (2, (0, 60_000, 0, 0))]

@@ -117,7 +117,7 @@ def test_limits_round_trip_and_game_registry():
     assert TableLimits.from_dict(LIM.to_dict()) == LIM
     assert set(GAMES) == {"baccarat", "blackjack", "roulette", "sic_bo", "big_wheel", "three_card_poker",
                           "caribbean_stud", "holdem_bonus", "pai_gow_poker"}
-    for name, g in GAMES.items():
+    for g in GAMES.values():
         assert g.outcome_from_dict({"void": True, "reason": "misdeal"}) == Void("misdeal")
         g.default_limits()
     coup = B.coup_from_cards("9S 5H KD KC")

@@ -368,14 +368,15 @@ def segments(snapshots: Sequence[Snapshot]) -> list[Segment]:
         ma, mb = _meters_of(a), _meters_of(b)
         deltas: dict[str, int | None] = {}
         for m in METERS:
-            if ma[m] is None or mb[m] is None:
+            start, end = ma[m], mb[m]
+            if start is None or end is None:
                 deltas[m] = None
                 continue
-            d = mb[m] - ma[m]
+            d = end - start
             if d < 0:
-                raise DayCloseError(f"meter {m} went backwards from {ma[m]} to {mb[m]} between {a.kind} at "
+                raise DayCloseError(f"meter {m} went backwards from {start} to {end} between {a.kind} at "
                                     f"{a.at.isoformat()} and {b.kind} at {b.at.isoformat()}", asset=asset, meter=m,
-                                    start=ma[m], end=mb[m])
+                                    start=start, end=end)
             deltas[m] = d
         seg = Segment(asset, a.at, b.at, a.game_id, a.variation, a.denomination, deltas, a.config != b.config)
         out.append(seg)

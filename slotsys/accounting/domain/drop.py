@@ -190,11 +190,12 @@ def expectation(asset: str, day: date, daily_meters: Iterable[Mapping[str, int |
     redemptions at the machine. Raises ``ValueError`` when a day lacks one of those meters."""
     bills = tickets = count = 0
     for m in daily_meters:
-        if m.get("bills_in") is None or m.get("tickets_in") is None or m.get("tickets_in_count") is None:
+        day_bills, day_tickets, day_count = m.get("bills_in"), m.get("tickets_in"), m.get("tickets_in_count")
+        if day_bills is None or day_tickets is None or day_count is None:
             raise ValueError(f"{asset}: a day of the drop period has no bills or tickets-in meters")
-        bills += m["bills_in"]
-        tickets += m["tickets_in"]
-        count += m["tickets_in_count"]
+        bills += day_bills
+        tickets += day_tickets
+        count += day_count
     return DropExpectation(asset, day, bills, tickets, count, tuple(system_tickets))
 
 
@@ -266,15 +267,16 @@ def count_variances(count: StackerCount, expected: DropExpectation) -> list[Vari
         raise ValueError("the count and the expectation are of different drops")
     counted_vns = {t.validation_number: t.amount for t in count.tickets}
     system_vns = {t.validation_number: t.amount for t in expected.system_tickets}
-    common = dict(subject=count.asset, day=count.day, counter=count.counter)
+    subject, day, counter = count.asset, count.day, count.counter
     return [
-        Variance("bills_vs_meter", counted=count.bills_won, expected=expected.bills_meter, **common),
-        Variance("tickets_vs_meter", counted=count.tickets_won, expected=expected.tickets_in_meter,
-                 count_difference=len(count.tickets) - expected.tickets_in_count_meter, **common),
-        Variance("tickets_vs_system", counted=count.tickets_won, expected=sum(system_vns.values()),
-                 count_difference=len(count.tickets) - len(system_vns),
+        Variance("bills_vs_meter", subject, day, counted=count.bills_won, expected=expected.bills_meter,
+                 counter=counter),
+        Variance("tickets_vs_meter", subject, day, counted=count.tickets_won, expected=expected.tickets_in_meter,
+                 counter=counter, count_difference=len(count.tickets) - expected.tickets_in_count_meter),
+        Variance("tickets_vs_system", subject, day, counted=count.tickets_won, expected=sum(system_vns.values()),
+                 counter=counter, count_difference=len(count.tickets) - len(system_vns),
                  missing=tuple(sorted(set(system_vns) - set(counted_vns))),
-                 extra=tuple(sorted(set(counted_vns) - set(system_vns))), **common),
+                 extra=tuple(sorted(set(counted_vns) - set(system_vns)))),
     ]
 
 
@@ -326,7 +328,9 @@ def shift_accountability(accounts: Iterable[ShiftAccount]) -> dict[str, Any]:
     """Rows (kind, location, shift order as given) with expected, counted, variance and status, and totals per
     kind: ``{"rows": [...], "totals": {kind: {opening, in, out, expected, counted, variance}}, "not_counted":
     [...]}``. A location not counted is listed and its variance left out of the totals (never taken as zero)."""
-    rows, totals, missing = [], {}, []
+    rows: list[dict[str, Any]] = []
+    totals: dict[str, dict[str, int]] = {}
+    missing: list[str] = []
     for a in accounts:
         rows.append({"kind": a.kind, "location": a.location, "shift": a.shift, "day": a.day.isoformat(),
                      "opening": a.opening, "in": sum(a.ins.values()), "out": sum(a.outs.values()),

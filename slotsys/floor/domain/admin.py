@@ -111,10 +111,13 @@ def position(x: object, y: object) -> tuple[int | None, int | None]:
     """A floor-plan cell: both None (not placed) or both integers in 0 … PLAN_MAX."""
     if x is None and y is None:
         return None, None
-    for name, v in (("x", x), ("y", y)):
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= PLAN_MAX:
-            raise FloorRuleError(name, f"must be a grid cell 0 … {PLAN_MAX} (x and y together)")
-    return x, y  # type: ignore[return-value]
+    return _cell("x", x), _cell("y", y)
+
+
+def _cell(name: str, v: object) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= PLAN_MAX:
+        raise FloorRuleError(name, f"must be a grid cell 0 … {PLAN_MAX} (x and y together)")
+    return v
 
 
 def orientation(value: object) -> str:
@@ -122,7 +125,7 @@ def orientation(value: object) -> str:
         return "N"
     if value not in ORIENTATIONS:
         raise FloorRuleError("orientation", f"must be one of {', '.join(ORIENTATIONS)}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def validation_scheme(value: object) -> str:
@@ -130,7 +133,7 @@ def validation_scheme(value: object) -> str:
         return "system"
     if value not in VALIDATION_SCHEMES:
         raise FloorRuleError("validation_scheme", "must be 'system' or 'sas' (docs/tickets-security.md)")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def reason(value: object, *, required: bool = True) -> str:

@@ -442,8 +442,8 @@ def _round(game: GameDefinition, bet: BetOption, reels: Sequence[Sequence[str]],
                 wins.append(Win(kind="way", ways=ways, symbol=sym, count=n, pay_credits=pay * ways * m,
                                 positions=tuple(pos), multiplier=win_mult))
     count = 0
-    if t.scatter is not None:
-        sc = t.scatter
+    if t.scatter_symbol is not None:
+        sc = t.scatter_symbol.id
         pos = [(r, i) for r in range(rows) for i in range(game.reel_count) if window[r][i] == sc]
         count = len(pos)
         pay = t.scatter_symbol.pay(count) if pos else 0
@@ -459,6 +459,7 @@ def _ways_with_wild_pays(game: GameDefinition, t: _Table, act: Sequence[Sequence
     then per symbol the ways with at least one of the symbol, each paying
     max(symbol pay(n), wild pay(leading wilds))."""
     wild = t.wild
+    assert wild is not None, "wild_pays_ways is set only for a game with a wild"
     wins: list[Win] = []
     wc = [sum(1 for r in rws if window[r][i] == wild) for i, rws in enumerate(act)]
     w = 0
@@ -517,7 +518,8 @@ def _play(game: GameDefinition, bet: BetOption, variation: str | None, choice: A
     frees: list[FreeGame] = []
     awarded = 0
     if fg is not None and count >= fg.count:
-        ch: FreeGameChoice = fg.choices[ch_index]  # type: ignore[index]
+        assert ch_index is not None, "resolve_choice gives an index whenever the game has free games"
+        ch: FreeGameChoice = fg.choices[ch_index]
         awarded = pending = ch.games_for(count)
         strips = var.free_strips
         while pending:

@@ -64,7 +64,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, cast
 
 import yaml
 
@@ -133,6 +133,15 @@ class InvalidBet(ValueError):
 
 
 # --------------------------------------------------------------------------- model
+def _listed_pay(pays: tuple[tuple[int, int], ...], count: int) -> int:
+    """The pay of the highest listed count ≤ ``count`` in ``pays`` ``((count, pay), ...)`` ascending; 0 if none."""
+    best = 0
+    for c, p in pays:
+        if c <= count:
+            best = p
+    return best
+
+
 @dataclass(frozen=True)
 class Symbol:
     """One reel symbol.
@@ -160,11 +169,7 @@ class Symbol:
 
     def pay(self, count: int) -> int:
         """Pay for ``count`` of this symbol: the entry of the highest listed count ≤ ``count`` (0 if none)."""
-        best = 0
-        for c, p in self.pays:
-            if c <= count:
-                best = p
-        return best
+        return _listed_pay(self.pays, count)
 
     @property
     def min_count(self) -> int | None:
@@ -195,7 +200,10 @@ class SymbolGroup:
     members: tuple[str, ...]
     pays: tuple[tuple[int, int], ...]
 
-    pay = Symbol.pay  # the same rule for ``count`` members in a row from reel 1: 0 below the lowest listed count
+    def pay(self, count: int) -> int:
+        """Pay for ``count`` members in a row from reel 1, by the symbol's rule: the entry of the highest listed
+        count ≤ ``count`` (0 below the lowest listed count)."""
+        return _listed_pay(self.pays, count)
 
     @property
     def kind(self) -> str:
@@ -345,6 +353,8 @@ class GameDefinition:
     wild_multiplier_combine: str = "multiply"
     # private memo for derived tables (evaluator / par sheet); not part of the value
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    # symbol id → symbol, filled by __post_init__; derived from ``symbols``, so not part of the value either
+    _by_id: dict[str, Symbol] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variations", _frozen_variations(self.variations))
@@ -361,7 +371,7 @@ class GameDefinition:
     # ---- symbols
     def symbol(self, symbol_id: str) -> Symbol:
         """The symbol with this id (KeyError if unknown)."""
-        return self._by_id[symbol_id]  # type: ignore[attr-defined]
+        return self._by_id[symbol_id]
 
     @property
     def wild(self) -> Symbol | None:
@@ -871,7 +881,7 @@ def _strip(v: Any, path: str) -> tuple[str, ...]:
     """A strip: a list or whitespace-separated string of symbol ids; ``SYM*n`` is a stack of n."""
     items = v.split() if isinstance(v, str) else _list(v, path)
     out: list[str] = []
-    for j, sym in enumerate(items):
+    for sym in items:
         if not isinstance(sym, str):
             raise GameDefinitionError(f"{path}[{len(out)}]", f"expected a symbol id; got {sym!r}")
         m = _STACK.match(sym)
@@ -1035,7 +1045,8 @@ def parse_game(text: str) -> GameDefinition:
             Symbol(
                 id=sid,
                 name=_str(sd.get("name", sid), f"{p}.name"),
-                kind=_str(sd.get("kind", "regular"), f"{p}.kind"),  # type: ignore[arg-type]
+                # any string here: _validate rejects one outside SYMBOL_KINDS with the symbol's path
+                kind=cast(SymbolKind, _str(sd.get("kind", "regular"), f"{p}.kind")),
                 pays=_int_map(sd.get("pays") or {}, f"{p}.pays"),
                 substitutes=tuple(_str(x, f"{p}.substitutes[{j}]") for j, x in enumerate(subs)),
                 multiplier=_int(sd.get("multiplier", 1), f"{p}.multiplier"),
@@ -1094,7 +1105,7 @@ def parse_game(text: str) -> GameDefinition:
     return GameDefinition(
         id=_str(_req(d, "id", ""), "id"),
         name=_str(_req(d, "name", ""), "name"),
-        kind=_str(_req(d, "kind", ""), "kind"),  # type: ignore[arg-type]
+        kind=cast(GameKind, _str(_req(d, "kind", ""), "kind")),  # _validate rejects one outside GAME_KINDS
         rows=rows,
         reel_count=reel_count,
         description=_str(d.get("description", ""), "description"),

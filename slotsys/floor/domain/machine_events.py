@@ -174,6 +174,8 @@ def resolve(kind: str | None = None, sas_code: int | None = None, *, machine_rep
         if by_code is not None and by_code is not found:
             raise UnknownEvent(f"SAS code 0x{sas_code:02X} is {by_code.kind!r}, not {kind!r}", "sas_code")
     else:
+        # neither-given raised above, so the code was given and found
+        assert by_code is not None
         found = by_code
     if machine_reported and found.kind in SYSTEM_ONLY:
         raise UnknownEvent(f"{found.kind!r} is recorded by the system, a machine cannot report it", "kind")

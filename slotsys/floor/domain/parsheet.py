@@ -423,7 +423,7 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
     if fg is not None:
         need = min(need, fg.count)
     base = _Reels(game, var.reels, need)
-    free = _Reels(game, var.free_strips) if fg is not None else None
+    free: _Reels | None = None
     choices = fg.choices if fg is not None else (FreeGameChoice(games=((1, 1),)),)
     f = base.f
     hist = base.hist
@@ -440,13 +440,14 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
     if fg is not None:
         trig = Fraction(sum(hist[fg.count:]), base.total)
         awards[f"free games ({fg.count}+ {fg.symbol})"] = Award(f"free games ({fg.count}+ {fg.symbol})", trig)
-        fh = free.hist  # type: ignore[union-attr]
-        retrig = Fraction(sum(fh[fg.count:]), free.total) if fg.retrigger else Fraction(0)  # type: ignore[union-attr]
+        free = _Reels(game, var.free_strips)
+        fh = free.hist
+        retrig = Fraction(sum(fh[fg.count:]), free.total) if fg.retrigger else Fraction(0)
         per_trigger, rgames = [], []
         for ch in choices:
             a0 = _awards_vector(game, ch, maxc)
             af = _awards_vector(game, ch, maxc, fg.retrigger)
-            e_r = Fraction(sum(h * x for h, x in zip(fh, af)), free.total)  # type: ignore[union-attr]
+            e_r = Fraction(sum(h * x for h, x in zip(fh, af)), free.total)
             e_a = Fraction(sum(h * x for h, x in zip(hist, a0)), base.total)
             per_trigger.append(e_a / trig / (1 - e_r) if trig else Fraction(0))
             rgames.append(e_r)
@@ -460,8 +461,9 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
             bm = _moments(base_rnd, bet_units, f, a0)
             fm = None
             if fg is not None:
+                assert free is not None, "the free-games reels are built whenever the game has free games"
                 frnd = free_rnd(ci)
-                fm = _moments(frnd, bet_units, free.f, _awards_vector(game, ch, maxc, fg.retrigger),  # type: ignore[union-attr]
+                fm = _moments(frnd, bet_units, free.f, _awards_vector(game, ch, maxc, fg.retrigger),
                               ch.win_multiplier)
             ew, ew2, feat = _combine(bm, fm)
             parts = {part: bm.line, "scatter": bm.scatter}
@@ -482,9 +484,10 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
         by_n = {}
         for n in game.line_options:
             brnd = bl.round(n)
-            frnd = fl.round(n) if fl is not None else None
-            by_n[n] = figures(n, brnd, lambda _ci, r=frnd: r, hits[n], "line")
+            free_round = fl.round(n) if fl is not None else None
+            by_n[n] = figures(n, brnd, lambda _ci, r=free_round: r, hits[n], "line")
         for bet in game.bet_options():
+            assert bet.lines is not None, "every bet of a lines game names its line count"
             d, per, hf = by_n[bet.lines]
             options.append(OptionFigures(bet=bet, rtp=d.rtp, hit_frequency=hf, rtp_parts=d.rtp_parts, sd=d.sd,
                                          by_choice=per, line_hit_frequency=Fraction(line_hits[bet.lines], base.total),
@@ -500,7 +503,8 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
             def frnd(ci: int, act=act, cache=cache) -> _Round:
                 wm = choices[ci].wild_multipliers
                 if wm not in cache:
-                    cache[wm] = _ways_round(free, act, wm)[0]  # type: ignore[arg-type]
+                    assert free is not None, "free-games rounds are asked for only when the game has free games"
+                    cache[wm] = _ways_round(free, act, wm)[0]
                 return cache[wm]
 
             by_b[b] = figures(cost, brnd, frnd, _ways_hits(base, act), "way") + (
@@ -508,6 +512,7 @@ def _compute(game: GameDefinition, var: Variation) -> ParSheet:
             if b == game.reel_count:
                 awards.update({k: Award(k, p, pay * full.multiplier) for k, (p, pay) in way_awards.items()})
         for bet in game.bet_options():
+            assert bet.reels is not None, "every bet of a reel-cost game names its reels"
             d, per, hf, lhf = by_b[bet.reels]
             options.append(OptionFigures(bet=bet, rtp=d.rtp, hit_frequency=hf, rtp_parts=d.rtp_parts, sd=d.sd,
                                          ways=game.ways(bet), by_choice=per, line_hit_frequency=lhf,
@@ -576,7 +581,7 @@ def _line_key_union_probability(game: GameDefinition, rs: _Reels, key: str) -> F
         memo: dict[tuple, tuple] = {}
         for joint, x in states.items():
             for win, y in zip(u, cnt):
-                lines = []
+                lines: list[tuple | None] = []
                 done = False
                 for li, shape in enumerate(shapes):
                     prefix = joint[li]
@@ -725,7 +730,7 @@ class _LinesData:
         LR = np.array(game.lines, dtype=np.int64)
         L = len(LR)
         exact_ok = rs.total * int(v.max(initial=0)) ** 2 * max(1, E) < 2**62
-        self.T = T = np.zeros((L, L), dtype=object)
+        self.T = np.zeros((L, L), dtype=object)
         if E:
             # M[i][a, b] = E×E joint counts: stops of reel i with row a in event e's set and row b in e''s set
             M = []
@@ -765,8 +770,9 @@ class _LinesData:
         for l, m in pairs:
             groups.setdefault((int(LR[l, 0]), int(LR[m, 0])), []).append((l, m))
 
-        def walk(i: int, prod: np.ndarray, members: list[tuple[int, int]]) -> None:
+        def walk(i: int, prod: np.ndarray | None, members: list[tuple[int, int]]) -> None:
             if i == R:
+                assert prod is not None, "a game has at least one reel, so the walk multiplied in reel 1"
                 x = (prod * vv).sum() if exact_ok else int((prod.astype(object) * vv).sum())
                 for l, m in members:
                     self.T[l, m] = self.T[m, l] = int(x)
@@ -903,7 +909,7 @@ def _ways_round(rs: _Reels, act: tuple[tuple[int, ...], ...], wild_mults: tuple[
         w = rs.windows[i][:, list(act[i])]
         m.append({s: ((w == s).sum(axis=1) + (wm[i] * (w == W).sum(axis=1) if (W >= 0 and rs.subs[s]) else 0)
                       ).astype(np.int64) for s in paying})
-    events = []  # (pay, [g_i vectors])
+    events: list[tuple[int, list[np.ndarray]]] = []  # (pay, [g_i vectors])
     awards: dict[str, tuple[Fraction, int]] = {}
     if W >= 0 and rs.PT[W].max() > 0:
         events, awards = _wild_pay_way_events(rs, act, paying, m)

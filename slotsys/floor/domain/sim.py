@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from slotsys.floor.domain.evaluator import active_rows, score_line, way_weights
-from slotsys.floor.domain.game import BetOption, GameDefinition
+from slotsys.floor.domain.game import BetOption, GameDefinition, Symbol
 
 __all__ = ["Simulator", "SimResult", "agreement", "sum_of_squares", "WIN_BINS", "SIM_STREAM_VERSION"]
 
@@ -141,8 +141,9 @@ class SimResult:
     @classmethod
     def from_state(cls, d: dict) -> SimResult:
         """The result :meth:`state` described. Raises ``KeyError`` / ``TypeError`` on a malformed state."""
-        r = cls(d["game"], d["variation"], BetOption(**d["bet"]), d["choice"], d["seed"],
-                **{k: int(d[k]) for k in cls._COUNTS})
+        r = cls(d["game"], d["variation"], BetOption(**d["bet"]), d["choice"], d["seed"])
+        for k in cls._COUNTS:
+            setattr(r, k, int(d[k]))
         r.progressive = {str(k): int(v) for k, v in d["progressive"].items()}
         if d["win_hist"] is not None:
             r.win_bins = WIN_BINS
@@ -191,7 +192,7 @@ class _Round:
         if game.kind == "lines":
             self._lines(bet, strips)
         elif game.wild is not None and game.wild.pays:
-            self._ways_wild_pays(bet, strips)
+            self._ways_wild_pays(bet, strips, game.wild)
         else:
             self._ways(bet, strips, wild_mults)
 
@@ -370,20 +371,20 @@ class _Round:
             G += run * (mi == 0) * PT[:, i][None, :]
             run = run * mi
         G += run * PT[:, R][None, :]
-        self.suffix = G
+        self.ways_suffix = G  # (suffix joint index × paying symbol) sums; the lines tables are ``self.suffix``
         self.suffix_strides = np.array([int(np.prod([len(strips[j]) for j in range(i + 1, R)])) for i in range(k, R)],
                                        dtype=np.int64)
         # the pay for n < 1 never exists; n == k handled by the suffix's first term
         self.kind = "ways"
 
     # ---- ways with a paying wild: per-reel counts, the evaluator's rule computed per batch
-    def _ways_wild_pays(self, bet: BetOption, strips) -> None:
+    def _ways_wild_pays(self, bet: BetOption, strips, wild_symbol: Symbol) -> None:
         """Per reel and stop: wild count ``wc`` and each paying symbol's own count on the active
         rows. A way-win per symbol sums, over its leading wilds j, the ways with exactly j
         leading wilds × max(pay(n), wild pay(j)) (evaluator rule); the wild pays its own ways."""
         game = self.game
         act = active_rows(game, bet)
-        wild = game.wild.id
+        wild = wild_symbol.id
         paying = [s for s in game.symbols if s.kind == "regular" and s.pays]
         subs = game.substitutable()
         R = self.R
@@ -397,7 +398,7 @@ class _Round:
         self.sc = [[count(i, s.id) for i in range(R)] for s in paying]
         self.sub = [s.id in subs for s in paying]
         self.PT = np.array([[s.pay(k) for k in range(R + 1)] for s in paying], dtype=np.int64).reshape(len(paying), R + 1)
-        self.PTw = np.array([game.wild.pay(k) for k in range(R + 1)], dtype=np.int64)
+        self.PTw = np.array([wild_symbol.pay(k) for k in range(R + 1)], dtype=np.int64)
         self.kind = "ways_wild_pays"
 
     def _wild_pay_ways(self, stops: np.ndarray) -> np.ndarray:
@@ -461,7 +462,7 @@ class _Round:
             k = self.k
             pi = stops[:, :k] @ self.prefix_strides
             si = stops[:, k:] @ self.suffix_strides
-            v = self.prefix_short[pi] + np.einsum("ij,ij->i", self.prefix_cp[pi], self.suffix[si])
+            v = self.prefix_short[pi] + np.einsum("ij,ij->i", self.prefix_cp[pi], self.ways_suffix[si])
         return v, sc
 
     def reels_showing(self, symbol: str, drawn) -> np.ndarray:
@@ -504,7 +505,8 @@ class Simulator:
         fg = game.free_games
         self.fg = fg
         if fg is not None:
-            ch = fg.choices[self.choice]  # type: ignore[index]
+            assert self.choice is not None, "resolve_choice gives an index whenever the game has free games"
+            ch = fg.choices[self.choice]
             self.ch = ch
             self.free = _Round(game, self.bet, self.var.free_strips, ch.wild_multipliers)
             self.awards = np.array([ch.games_for(c) if c >= fg.count else 0 for c in range(maxc + 1)], dtype=np.int64)

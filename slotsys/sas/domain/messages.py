@@ -136,7 +136,7 @@ class EnablePlay(Message):
     enable: bool
 
     @property
-    def COMMAND(self) -> int:  # type: ignore[override]
+    def COMMAND(self) -> int:  # type: ignore[override]  # two polls, one codec: the command is the instance's
         return LP.STARTUP if self.enable else LP.SHUTDOWN
 
     @classmethod

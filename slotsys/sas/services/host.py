@@ -687,11 +687,13 @@ class SasChannel:
         except Exception:
             self.counters.port_errors += 1
             return
-        for key, _, _ in s.handpays_open[:1]:  # the machine resets the oldest handpay first
-            if key in paid and key not in s.resetting:
-                s.resetting.add(key)
-                self._job(s, "94", m.RemoteHandpayReset(), lambda f: self._reset_done(s, key, f),
-                          lambda e: s.resetting.discard(key))
+        if not s.handpays_open:
+            return
+        key = s.handpays_open[0][0]  # the machine resets the oldest handpay first
+        if key in paid and key not in s.resetting:
+            s.resetting.add(key)
+            self._job(s, "94", m.RemoteHandpayReset(), lambda f: self._reset_done(s, key, f),
+                      lambda e: s.resetting.discard(key))
 
     def _reset_done(self, s: _Session, key: str, frame: bytes) -> None:
         code = m.HandpayResetResult.decode(frame).code

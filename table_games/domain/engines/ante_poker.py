@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from slotsys.kernel.ports import Rng
 from table_games.domain import caribbean as C
@@ -62,12 +62,19 @@ def boxes_view(rnd: Any, cards: Mapping[str, Sequence[Any]]) -> dict[str, dict[s
             for b, s in rnd.boxes.items()}
 
 
+class StoredOutcome(Protocol):
+    """A round outcome class that rebuilds an outcome from its ``to_dict`` form."""
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Any: ...
+
+
 class AntePokerGame(PokerEngine):
     """An ante poker game; ``module`` is its domain module (rules, round, bets, settlement, outcome)."""
 
     owner_only_boxes = True
-    module: ClassVar[ModuleType]
-    outcome_type: ClassVar[type]
+    module: ClassVar[ModuleType]  # subclasses repeat the annotation: a bare `module = T` reads as an alias to mypy
+    outcome_type: ClassVar[type[StoredOutcome]]
 
     # -------------------------------------------------------------- rules, limits, bets
     def rules_from_dict(self, d: Mapping[str, Any]) -> Any:
@@ -131,7 +138,7 @@ class AntePokerGame(PokerEngine):
 class ThreeCardPoker(AntePokerGame):
     name = "three_card_poker"
     default_rules = T.STANDARD
-    module = T
+    module: ClassVar[ModuleType] = T
     outcome_type = T.ThreeCardOutcome
     actions = ("play", "fold")
 
@@ -158,7 +165,7 @@ class CaribbeanStud(AntePokerGame):
 
     name = "caribbean_stud"
     default_rules = C.STANDARD
-    module = C
+    module: ClassVar[ModuleType] = C
     outcome_type = C.CaribbeanOutcome
     actions = ("call", "fold")
 
@@ -194,7 +201,7 @@ class CaribbeanStud(AntePokerGame):
 class HoldemBonus(AntePokerGame):
     name = "holdem_bonus"
     default_rules = H.STANDARD
-    module = H
+    module: ClassVar[ModuleType] = H
     outcome_type = H.HoldemOutcome
     actions = ("bet", "check", "fold")
 

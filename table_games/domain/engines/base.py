@@ -226,7 +226,7 @@ class GameEngine(ABC):
         return False
 
     # -------------------------------------------------------------- seats and bets
-    def check_seat(self, rules: Any, seat: str) -> None:
+    def check_seat(self, rules: Any, seat: str) -> None:  # noqa: B027 - a hook, not abstract: any seat by default
         """Refuse a seat the game does not have (``ValidationFailed`` field ``seat``); any seat by default."""
 
     def seats_per_player(self, rules: Any) -> int:

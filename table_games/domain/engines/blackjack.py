@@ -37,7 +37,7 @@ class _Round(BJ.BlackjackRound):
 
 
 def _apply(rnd: BJ.BlackjackRound, d: Mapping[str, Any]) -> Any:
-    a = d.get("action")
+    a = d["action"]  # every recorded decision has its action (Decision.to_dict)
     if a == "insurance":
         return rnd.insure(d["box"], d.get("amount"))
     if a == "even_money":
