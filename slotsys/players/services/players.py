@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import structlog
 
 from slotsys.players.services.ports import CardRecord as PlayerCard
-from slotsys.players.services.ports import CashDesk, MachineView as Machine
+from slotsys.players.services.ports import CashDesk, MachineView as Machine, PlayersUnitOfWork
 from slotsys.players.services.ports import ProgramSettings as LoyaltyProgram
 from slotsys.players.domain.player import Player, PlayerSession
 from slotsys.kernel import accounts
@@ -360,7 +360,7 @@ class PlayerService:
         require_pin_format(pin)
         pin_hash = hash_password(pin)
 
-        def fn(uow) -> CardIssued:
+        def fn(uow: PlayersUnitOfWork) -> CardIssued:
             now = self._now()
             tiers = LP.tiers(uow)
             if not tiers:
@@ -393,7 +393,7 @@ class PlayerService:
         require_pin_format(pin)
         pin_hash = hash_password(pin)
 
-        def fn(uow) -> CardIssued:
+        def fn(uow: PlayersUnitOfWork) -> CardIssued:
             now = self._now()
             player = uow.players.get(player_id, for_update=True)
             for c in uow.players.cards_of(player.id):
@@ -541,7 +541,7 @@ class PlayerService:
         Errors: 403 not a cashier; 409 ``no-open-drawer-session``; 404 ``player_id``; 422 ``amount``."""
         require_role(principal, "cashier")
 
-        def fn(uow) -> WalletMovement:
+        def fn(uow: PlayersUnitOfWork) -> WalletMovement:
             drawer = self._drawer(uow, principal)
             entry = WalletService.transfer(uow, player_id=player_id, counter_account=drawer, amount=amount,
                                            direction="in", kind="wallet.deposit", memo=f"cash deposit ({principal.name})",
@@ -560,7 +560,7 @@ class PlayerService:
         require_role(principal, "cashier")
         card_id = pin_card(self.ctx, card_number, pin, player_id, principal.id)
 
-        def fn(uow) -> WalletMovement:
+        def fn(uow: PlayersUnitOfWork) -> WalletMovement:
             self._recheck_card(uow, card_id)
             drawer = self._drawer(uow, principal)
             entry = WalletService.transfer(uow, player_id=player_id, counter_account=drawer, amount=amount,
@@ -592,7 +592,7 @@ class PlayerService:
             raise ValidationFailed("kind must be promo or cash", field="kind")
         card_id = pin_card(self.ctx, card_number, pin, player_id, principal.id)
 
-        def fn(uow) -> WalletRedemption:
+        def fn(uow: PlayersUnitOfWork) -> WalletRedemption:
             now = self._now()
             self._recheck_card(uow, card_id)
             player = uow.players.get(player_id, for_update=True)
@@ -627,7 +627,7 @@ class PlayerService:
         require_role(principal, "pit")
         rated_play(play.average_bet, play.minutes, play.decisions_per_hour, play.house_edge_ppm)  # 422 early
 
-        def fn(uow) -> TableRating:
+        def fn(uow: PlayersUnitOfWork) -> TableRating:
             return rate_table_play(uow, player_id, rated_by=principal.id, now=self._now(), **dataclasses.asdict(play))
 
         return run_once(self.ctx, key, fn, result=TableRating)

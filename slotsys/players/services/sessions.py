@@ -19,7 +19,7 @@ from datetime import timedelta
 import structlog
 
 from slotsys.players.services.ports import CardRecord as PlayerCard
-from slotsys.players.services.ports import MachineView as Machine
+from slotsys.players.services.ports import MachineView as Machine, PlayersUnitOfWork
 from slotsys.players.domain.player import PlayerSession
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
@@ -122,7 +122,7 @@ class SessionService:
         """
         require_machine(principal, asset)
 
-        def fn(uow) -> CardInResult:
+        def fn(uow: PlayersUnitOfWork) -> CardInResult:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
@@ -172,7 +172,7 @@ class SessionService:
         else:
             require_role(principal, "attendant", "host")
 
-        def fn(uow) -> CardOutResult:
+        def fn(uow: PlayersUnitOfWork) -> CardOutResult:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             s = uow.players.open_session_for_machine(m.id)
@@ -214,7 +214,7 @@ class SessionService:
         amount = None if cash_out else _amount(amount)
         card_id, player_id = verify_pin(self.ctx, card_number, pin, actor=principal.id)
 
-        def fn(uow) -> TransferResult:
+        def fn(uow: PlayersUnitOfWork) -> TransferResult:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
@@ -307,7 +307,7 @@ class SessionService:
             raise ValidationFailed("kind must be promo or cash", field="kind")
         card_id, player_id = verify_pin(self.ctx, card_number, pin, actor=principal.id)
 
-        def fn(uow) -> RedemptionHold:
+        def fn(uow: PlayersUnitOfWork) -> RedemptionHold:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
@@ -330,7 +330,7 @@ class SessionService:
 
         return run_once(self.ctx, key, fn, result=RedemptionHold)
 
-    def _settle(self, uow, principal: Principal, asset: str, redemption_id: int, ack: bool):
+    def _settle(self, uow: PlayersUnitOfWork, principal: Principal, asset: str, redemption_id: int, ack: bool):
         """The pending redemption settled in ``uow``: completed (``ack``) or cancelled. Locks machine → player →
         redemption."""
         now = self._now()
