@@ -600,6 +600,7 @@ class FloorAdminService:
 
     # ------------------------------------------------------------ zones and banks
     def list_zones(self, principal: Principal) -> ZoneList:
+        """Every zone, retired ones too (operator, attendant, auditor)."""
         return self._read(principal, lambda uow: ZoneList(zones=[ZoneRecord(**zone_record(z))
                                                                   for z in uow.floor_admin.zones()]))
 
@@ -641,6 +642,7 @@ class FloorAdminService:
                             changes.get("reason"))
 
     def list_banks(self, principal: Principal, zone: str | None = None) -> BankList:
+        """Every bank, or those of ``zone``, retired ones too (operator, attendant, auditor)."""
         return self._read(principal, lambda uow: BankList(banks=[BankRecord(**bank_record(b))
                                                                   for b in uow.floor_admin.banks(zone)]))
 

@@ -304,6 +304,8 @@ class AuthService:
         return TokensRevoked(username=username, revoked_tokens=n)
 
     def revoke_all(self, username: str, kind: str, *, actor: str | None, address: str | None) -> int:
+        """Revoke every token of ``username`` (``kind``: why, logged), on every node after the commit; the count
+        (0 for an unknown username)."""
         n = self._revoking(username, lambda uow, user: None, None, actor=actor, address=address, must_exist=False)
         if n is None:
             return 0
@@ -353,6 +355,9 @@ class AuthService:
                                                 address=e.address, actor=e.actor, detail=e.detail) for e in rows])
 
     def create_user(self, uow, username: str, password: str, role: str):
+        """A new active staff user in the caller's unit of work (the seed, the benches; does not commit): the
+        repository's record. 422 ``role`` outside ``ROLES``. The admin use case is
+        ``slotsys.staff.services.admin.StaffAdminService.create_user``."""
         if role not in ROLES:
             raise ValidationFailed(f"role must be one of {', '.join(ROLES)}", field="role")
         return uow.staff.add_user(username=username, password_hash=hash_password(password), role=role)
