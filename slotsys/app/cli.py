@@ -161,7 +161,7 @@ def staff_unlock(username: str) -> None:
     from slotsys.kernel.context import Principal
 
     svc = build_services(get_settings())
-    click.echo(json.dumps(svc.auth.unlock(Principal("staff", "console", "admin"), username, "console")))
+    click.echo(json.dumps(svc.auth.unlock(Principal("staff", "console", "admin"), username, "console").model_dump()))
 
 
 @main.command()

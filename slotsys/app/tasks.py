@@ -9,7 +9,7 @@ from slotsys.kernel.retention import purge_from_settings
 @shared_task(name="slotsys.expire_idle_points", bind=True)
 def expire_idle_points(self) -> dict:
     """Expire the points of players idle past the program's idle period (beat, hourly)."""
-    return self.app.services.players.expire_idle()
+    return self.app.services.players.expire_idle().model_dump(mode="json")
 
 
 @shared_task(name="slotsys.purge_idempotency", bind=True)
@@ -21,14 +21,14 @@ def purge_idempotency(self) -> dict:
 @shared_task(name="slotsys.machines_offline_sweep", bind=True)
 def machines_offline_sweep(self) -> dict:
     """Mark machines not heard for SLOTSYS_MACHINE_OFFLINE_AFTER_S offline, with an event and an alert (beat)."""
-    return self.app.services.events.sweep_offline()
+    return self.app.services.events.sweep_offline().model_dump(mode="json")
 
 
 @shared_task(name="slotsys.reconcile_machine_meters", bind=True)
 def reconcile_machine_meters(self) -> dict:
     """The gaming-day close: every machine-mode machine's last reported meters against the system's; each
     difference is recorded as a ``meter_mismatch`` event (beat, daily at 21:00 UTC = 06:00 Asia/Seoul)."""
-    return reconcile_floor(self.app.services.ctx)
+    return reconcile_floor(self.app.services.ctx).model_dump(mode="json")
 
 
 @shared_task(name="slotsys.accounting_close_due", bind=True)

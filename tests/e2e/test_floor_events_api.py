@@ -171,7 +171,7 @@ def test_offline_sweep_and_comms_restored(api):
     import time
 
     time.sleep(0.1)
-    out = svc.sweep_offline()
+    out = svc.sweep_offline().model_dump()
     assert "M009" in out["offline"]
     log = api.as_staff("attendant", "GET", "/api/v1/machines/M009/events", key=None).json
     assert log["link"]["online"] is False and log["events"][0]["kind"] == "comms_lost"

@@ -166,7 +166,7 @@ def test_reported_game_without_stops_needs_only_an_offered_bet(api):
     # no meters reported at its current game: nothing to compare yet (neither balanced nor a mismatch)
     rec = api.as_staff("auditor", "GET", "/api/v1/machines/M002/reconciliation", key=None).json
     assert rec["comparable"] is False and rec["balanced"] is None and rec["reported"] is None
-    assert reconcile_floor(api.app.extensions["slotsys"].ctx)["not_comparable"] == ["M002"]
+    assert reconcile_floor(api.app.extensions["slotsys"].ctx).model_dump()["not_comparable"] == ["M002"]
 
 
 def test_meters_at_game_end_derive_the_games_and_reconcile(api):
@@ -213,7 +213,7 @@ def test_meter_mismatch_is_an_exception_never_a_correction(api):
     rec = api.as_staff("operator", "GET", f"/api/v1/machines/{asset}/reconciliation", key=None).json
     assert rec["balanced"] is False and rec["mismatches"][0]["meter"] == "coin_in"
     assert rec["exceptions"][0]["detail"]["mismatches"][0]["difference"] == -100
-    out = reconcile_floor(api.app.extensions["slotsys"].ctx)
+    out = reconcile_floor(api.app.extensions["slotsys"].ctx).model_dump()
     assert out["mismatched"] == [asset]
     assert len(events(api, asset, "meter_mismatch")) == 2
     # a person must look: ONE attendant alert for the machine's mismatch (the second counts as a repeat)

@@ -5,6 +5,7 @@ machine not on the floor is ``NotFound``, meters only add up, credit meters are 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from slotsys.floor.domain.machine import Machine
@@ -118,3 +119,37 @@ class FakeTickets:
 
     def credit_limit(self, machine) -> int:
         return 0
+
+
+class FakeMeterReports:
+    """``uow.meter_reports``: the meter sets machines reported, append-only; the newest is the baseline."""
+
+    def __init__(self) -> None:
+        self.rows: list[Any] = []
+
+    def latest(self, machine_id: int):
+        return next((r for r in reversed(self.rows) if r.machine_id == machine_id), None)
+
+    def add(self, machine_id: int, *, source: str, game_number: int, meters: dict, at=None) -> None:
+        self.rows.append(SimpleNamespace(machine_id=machine_id, source=source, game_number=game_number, at=at,
+                                         **{k: meters.get(k) for k in ("coin_in", "coin_out", "games_played",
+                                                                        "jackpot", "games_won")}))
+
+
+class FakeMachineEvents:
+    """``uow.machine_events``: the machine event log, append-only, newest first when read."""
+
+    def __init__(self) -> None:
+        self.rows: list[Any] = []
+
+    def append(self, machine_id: int, kind: str, *, sas_code=None, source: str = "api", game_number=None,
+               detail=None, reported_at=None, at=None):
+        row = SimpleNamespace(id=len(self.rows) + 1, machine_id=machine_id, kind=kind, sas_code=sas_code,
+                              source=source, game_number=game_number, detail=detail or {}, reported_at=reported_at,
+                              at=at)
+        self.rows.append(row)
+        return row
+
+    def for_machine(self, machine_id: int, *, kind=None, since=None, before_id=None, limit: int = 100) -> list:
+        rows = [r for r in reversed(self.rows) if r.machine_id == machine_id and (kind is None or r.kind == kind)]
+        return rows[:limit]

@@ -45,6 +45,12 @@ class FakeLedger:
             self.accounts[code] = _Account(code, type_, non_negative)
         return list(self.accounts).index(code) + 1
 
+    def account_id(self, code: str) -> int:
+        """The account's id; ``NotFound`` for an unknown account (as ``LedgerRepo.account_id``)."""
+        if code not in self.accounts:
+            raise NotFound(f"account {code!r} does not exist")
+        return list(self.accounts).index(code) + 1
+
     def balance(self, code: str) -> int:
         acc = self.accounts.get(code)
         if acc is None:

@@ -50,7 +50,7 @@ def test_silent_machine_goes_offline_once_and_comes_back_once(pg_app, pg_api, ce
         api.as_machine(asset, "GET", f"/api/v1/machines/{asset}/meters", key=None)
     time.sleep(1.3)
     with ThreadPoolExecutor(max_workers=4) as pool:
-        swept = list(pool.map(lambda _: svc.sweep_offline(), range(4)))
+        swept = list(pool.map(lambda _: svc.sweep_offline().model_dump(), range(4)))
     assert sorted(a for s in swept for a in s["offline"]) == ["M003", "M005", "M006"]
     for asset in ("M005", "M006"):
         assert len(_events(api, asset, kind="comms_lost")["events"]) == 1

@@ -118,7 +118,7 @@ def test_reported_games_concurrent_retries_mystery_hit_and_reconciliation(pg_app
         assert rec["balanced"] is True and rec["mismatches"] == [] and rec["exceptions"] == []
         assert rec["reported"]["coin_in"] == rec["system"]["coin_in"] == played[a]["coin_in"]
         assert len(rec["refused_reports"]) == (2 if a == assets[0] else 0)
-    assert reconcile_floor(svc.ctx) == {"machines": 2, "mismatched": [], "not_comparable": []}
+    assert reconcile_floor(svc.ctx).model_dump() == {"machines": 2, "mismatched": [], "not_comparable": []}
     audit = api.audit()
     assert audit["balanced"] and all(j["agrees"] for j in audit["jackpots"])
 

@@ -1,18 +1,31 @@
-"""The slot floor's machine use cases (slotsys.floor.services.play) on the in-memory unit of work: no database, the
-real game library and evaluator, fake ports for the jackpot controller, TITO and loyalty."""
+"""The slot floor's machine use cases (slotsys.floor.services.play, slotsys.floor.services.reported_games) on the
+in-memory unit of work: no database, the real game library and evaluator, fake ports for the jackpot controller, TITO
+and loyalty."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
 from slotsys.floor.domain.machine import Machine
+from slotsys.floor.domain.machine_reports import GameReport, ReportRefused
 from slotsys.floor.services.games import GameLibrary
 from slotsys.floor.services.play import FloorService
+from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel import accounts
 from slotsys.kernel.context import Principal
 from slotsys.kernel.errors import Forbidden, InsufficientFunds, MachineLocked, ValidationFailed
 from slotsys.kernel.idempotency import OnceKey, fingerprint
-from tests.fakes.floor import FakeJackpots, FakeLoyalty, FakeMachines, FakeRounds, FakeTickets
+from tests.fakes.floor import (
+    FakeJackpots,
+    FakeLoyalty,
+    FakeMachineEvents,
+    FakeMachines,
+    FakeMeterReports,
+    FakeRounds,
+    FakeTickets,
+)
 from tests.fakes.kernel import FakeLedger, SeqRng, fake_context
 
 M001 = Principal("machine", "M001")
@@ -23,7 +36,7 @@ def _floor(**machine):
     m = Machine(asset_number="M001", zone="MASS", bank="M1", denomination=100, game_id="dragon_pearl_50",
                 key_hash="k", **machine)
     ctx = fake_context(rng=SeqRng(7, 3, 11, 2, 5), ledger=ledger, machines=FakeMachines(ledger, [m]),
-                       rounds=FakeRounds())
+                       rounds=FakeRounds(), meter_reports=FakeMeterReports(), machine_events=FakeMachineEvents())
     jackpots, tickets = FakeJackpots(), FakeTickets(ledger)
     svc = FloorService(ctx, games=GameLibrary(), jackpots=jackpots, tickets=tickets, loyalty=FakeLoyalty())
     return svc, ctx, m, jackpots, tickets
@@ -99,3 +112,44 @@ def test_cash_out_prints_a_ticket_for_the_credits_through_the_ticket_port():
     assert balance(ctx, accounts.TICKETS_OUTSTANDING) == 10_000 and balance(ctx, accounts.machine_credits("M001")) == 0
     assert svc.cash_out(M001, "M001", key("c1", "cash-out/M001")).replayed and len(tickets.printed) == 1
     assert (m.tickets_out, m.tickets_out_count) == (10_000, 1)
+
+
+def test_a_machine_reported_game_is_accounted_exactly_once():
+    svc, ctx, m, jackpots, _ = _floor(outcome_source="machine")
+    svc.bill_in(M001, "M001", 50_000, key("b1", "bill-in/M001", 50_000))
+    games = MachineGameService(ctx, play=svc.play_ports)
+    report = GameReport(game_number=1, denomination=100, bet_credits=50, win_credits=20,
+                        meters={"coin_in": 5_000, "coin_out": 2_000, "games_played": 1})
+    k = key("g1", "games/M001", dataclasses.asdict(report))
+    once = games.report_game(M001, "M001", report, k)
+    r = once.result
+    assert not once.replayed and (r.game_number, r.bet["won"], r.total_win) == (1, 5_000, 2_000)
+    assert r.credits == 50_000 - 5_000 + 2_000 == balance(ctx, accounts.machine_credits("M001"))
+    assert balance(ctx, accounts.machine_hold("M001")) == 3_000 and ctx.uow.repos["ledger"].sum_of_balances() == 0
+    assert r.reconciliation.balanced and r.skipped is None and r.stops is None
+    m = ctx.uow.repos["machines"].get("M001")
+    assert (m.coin_in, m.coin_out, m.games_played, m.game_seq) == (5_000, 2_000, 1, 1)
+
+    again = games.report_game(M001, "M001", report, k)
+    m = ctx.uow.repos["machines"].get("M001")
+    assert again.replayed and again.result == r
+    assert m.games_played == 1 and len(jackpots.wagers) == 1 and len(ctx.uow.repos["ledger"].entries) == 2
+    assert len(ctx.uow.repos["meter_reports"].rows) == 1 and ctx.uow.repos["rounds"].rows[0]["game_number"] == 1
+
+    with pytest.raises(ReportRefused) as e:  # the same game under another key: refused and recorded, nothing moved
+        games.report_game(M001, "M001", report, key("g2", "games/M001", dataclasses.asdict(report)))
+    assert (e.value.field, e.value.reason, e.value.status) == ("game_number", "repeated", 409)
+    refused = ctx.uow.repos["machine_events"].rows
+    assert [(ev.kind, ev.detail["field"], ev.detail["reported"]) for ev in refused] == [
+        ("game_report_refused", "game_number", 1)]
+    assert balance(ctx, accounts.machine_credits("M001")) == r.credits and len(ctx.uow.repos["ledger"].entries) == 2
+
+
+def test_a_server_mode_machine_refuses_a_reported_game():
+    svc, ctx, *_ = _floor()
+    games = MachineGameService(ctx, play=svc.play_ports)
+    report = GameReport(game_number=1, denomination=100, bet_credits=50, win_credits=0)
+    with pytest.raises(Exception) as e:
+        games.report_game(M001, "M001", report, key("g1", "games/M001", dataclasses.asdict(report)))
+    assert e.value.field == "outcome_source" and e.value.status == 409
+    assert [ev.kind for ev in ctx.uow.repos["machine_events"].rows] == ["game_report_refused"]

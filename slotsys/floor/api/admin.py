@@ -122,27 +122,29 @@ def _set(body: StrictModel) -> dict:
 @bp.input(EnrolIn, arg_name="body")
 @bp.doc(summary="Enrol a machine; its key is returned once (operator)", **AUTH_DOC)
 def enrol(body: EnrolIn):
-    return _svc().enrol(principal(), _set(body)), 201
+    return _svc().enrol(principal(), _set(body)).model_dump(mode="json"), 201
 
 
 @bp.get("/machines")
 @bp.input(MachinesQuery, location="query", arg_name="query")
 @bp.doc(summary="Machines on the floor (operator, attendant, auditor)", **AUTH_DOC)
 def list_machines(query: MachinesQuery):
-    return _svc().list_machines(principal(), include_retired=query.include_retired, zone=query.zone, bank=query.bank)
+    machines = _svc().list_machines(principal(), include_retired=query.include_retired, zone=query.zone,
+                                    bank=query.bank)
+    return machines.model_dump(mode="json")
 
 
 @bp.get("/machines/<asset>")
 @bp.doc(summary="A machine's record and meter snapshots (operator, attendant, auditor)", **AUTH_DOC)
 def get_machine(asset: str):
-    return _svc().get_machine(principal(), asset)
+    return _svc().get_machine(principal(), asset).model_dump(mode="json")
 
 
 @bp.patch("/machines/<asset>")
 @bp.input(MachinePatch, arg_name="body")
 @bp.doc(summary="Edit serial, manufacturer, model, max bet, credit limit, floor-plan cell (operator)", **AUTH_DOC)
 def update_machine(asset: str, body: MachinePatch):
-    return _svc().update(principal(), asset, _set(body))
+    return _svc().update(principal(), asset, _set(body)).model_dump(mode="json")
 
 
 @bp.post("/machines/<asset>/key")
@@ -150,21 +152,21 @@ def update_machine(asset: str, body: MachinePatch):
 @bp.doc(summary="Rotate the machine's key: the new one is returned once, the old one stops at once (admin)",
         **AUTH_DOC)
 def rotate_key(asset: str, body: ReasonIn):
-    return _svc().rotate_key(principal(), asset, body.reason)
+    return _svc().rotate_key(principal(), asset, body.reason).model_dump(mode="json")
 
 
 @bp.post("/machines/<asset>/enable")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Enable a disabled machine (operator)", **AUTH_DOC)
 def enable(asset: str, body: ReasonIn):
-    return _svc().enable(principal(), asset, body.reason)
+    return _svc().enable(principal(), asset, body.reason).model_dump(mode="json")
 
 
 @bp.post("/machines/<asset>/disable")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Disable a machine with a reason: it refuses play until enabled (operator)", **AUTH_DOC)
 def disable(asset: str, body: ReasonIn):
-    return _svc().disable(principal(), asset, body.reason)
+    return _svc().disable(principal(), asset, body.reason).model_dump(mode="json")
 
 
 @bp.post("/machines/<asset>/move")
@@ -172,7 +174,7 @@ def disable(asset: str, body: ReasonIn):
 @bp.doc(summary="Move a machine to another bank (and zone); jackpot levels take it at their next reset (operator)",
         **AUTH_DOC)
 def move(asset: str, body: MoveIn):
-    return _svc().move(principal(), asset, _set(body))
+    return _svc().move(principal(), asset, _set(body)).model_dump(mode="json")
 
 
 @bp.post("/machines/<asset>/game")
@@ -180,27 +182,27 @@ def move(asset: str, body: MoveIn):
 @bp.doc(summary="Change game / variation / denomination with no credits and no game in progress (operator)",
         **AUTH_DOC)
 def change_game(asset: str, body: GameIn):
-    return _svc().change_game(principal(), asset, _set(body))
+    return _svc().change_game(principal(), asset, _set(body)).model_dump(mode="json")
 
 
 @bp.post("/machines/<asset>/retire")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Retire a machine with its final meters; the asset number is never reused (admin)", **AUTH_DOC)
 def retire(asset: str, body: ReasonIn):
-    return _svc().retire(principal(), asset, body.reason)
+    return _svc().retire(principal(), asset, body.reason).model_dump(mode="json")
 
 
 @bp.get("/zones")
 @bp.doc(summary="Zones (operator, attendant, auditor)", **AUTH_DOC)
 def list_zones():
-    return _svc().list_zones(principal())
+    return _svc().list_zones(principal()).model_dump(mode="json")
 
 
 @bp.post("/zones")
 @bp.input(ZoneIn, arg_name="body")
 @bp.doc(summary="Create a zone (operator)", **AUTH_DOC)
 def create_zone(body: ZoneIn):
-    return _svc().create_zone(principal(), body.code, body.name), 201
+    return _svc().create_zone(principal(), body.code, body.name).model_dump(mode="json"), 201
 
 
 @bp.patch("/zones/<code>")
@@ -208,32 +210,32 @@ def create_zone(body: ZoneIn):
 @bp.doc(summary="Rename a zone (operator) or retire it (admin; no active machines, banks or jackpot levels)",
         **AUTH_DOC)
 def update_zone(code: str, body: ZonePatch):
-    return _svc().update_zone(principal(), code, _set(body))
+    return _svc().update_zone(principal(), code, _set(body)).model_dump(mode="json")
 
 
 @bp.get("/banks")
 @bp.input(BanksQuery, location="query", arg_name="query")
 @bp.doc(summary="Banks (operator, attendant, auditor)", **AUTH_DOC)
 def list_banks(query: BanksQuery):
-    return _svc().list_banks(principal(), query.zone)
+    return _svc().list_banks(principal(), query.zone).model_dump(mode="json")
 
 
 @bp.post("/banks")
 @bp.input(BankIn, arg_name="body")
 @bp.doc(summary="Create a bank in a zone (operator)", **AUTH_DOC)
 def create_bank(body: BankIn):
-    return _svc().create_bank(principal(), _set(body)), 201
+    return _svc().create_bank(principal(), _set(body)).model_dump(mode="json"), 201
 
 
 @bp.patch("/banks/<code>")
 @bp.input(BankPatch, arg_name="body")
 @bp.doc(summary="Rename / re-orient a bank (operator) or retire it (admin; no active machines)", **AUTH_DOC)
 def update_bank(code: str, body: BankPatch):
-    return _svc().update_bank(principal(), code, _set(body))
+    return _svc().update_bank(principal(), code, _set(body)).model_dump(mode="json")
 
 
 @bp.get("/floor/plan")
 @bp.doc(summary="The floor plan: zones, banks, machines and their grid cells (operator, attendant, auditor)",
         **AUTH_DOC)
 def floor_plan():
-    return _svc().floor_plan(principal())
+    return _svc().floor_plan(principal()).model_dump(mode="json")

@@ -51,7 +51,7 @@ class UploadsQuery(QueryModel):
 @bp.doc(summary="Upload a game definition (admin, operator): validated (422 lists {field, line, message}), its par "
                 "sheet computed; assignable after a second person approves it", **AUTH_DOC)
 def upload_game(body: GameUploadIn):
-    return _svc("games").upload(principal(), body.definition), 201
+    return _svc("games").upload(principal(), body.definition).model_dump(mode="json"), 201
 
 
 @bp.get("/games/uploads")
@@ -59,27 +59,28 @@ def upload_game(body: GameUploadIn):
 @bp.doc(summary="Uploaded game definitions, newest first, and the shipped catalogue (admin, operator, supervisor, "
                 "auditor)", **AUTH_DOC)
 def list_uploads(query: UploadsQuery):
-    return _svc("games").list(principal(), status=query.status, limit=query.limit)
+    return _svc("games").list(principal(), status=query.status, limit=query.limit).model_dump(mode="json")
 
 
 @bp.get("/games/<int:upload_id>")
 @bp.doc(summary="One uploaded game definition with its text and exact par sheet per variation", **AUTH_DOC)
 def get_upload(upload_id: int):
-    return _svc("games").get(principal(), upload_id)
+    return _svc("games").get(principal(), upload_id).model_dump(mode="json")
 
 
 @bp.post("/games/<int:upload_id>/approve")
 @bp.input(GameDecisionIn, arg_name="body")
 @bp.doc(summary="Approve an upload, all or some variations (admin, supervisor; never the uploader: 403)", **AUTH_DOC)
 def approve_game(upload_id: int, body: GameDecisionIn):
-    return _svc("games").approve(principal(), upload_id, variations=body.variations, reason=body.reason)
+    upload = _svc("games").approve(principal(), upload_id, variations=body.variations, reason=body.reason)
+    return upload.model_dump(mode="json")
 
 
 @bp.post("/games/<int:upload_id>/reject")
 @bp.input(GameRejectIn, arg_name="body")
 @bp.doc(summary="Reject an upload with a reason (admin, supervisor; never the uploader: 403)", **AUTH_DOC)
 def reject_game(upload_id: int, body: GameRejectIn):
-    return _svc("games").reject(principal(), upload_id, reason=body.reason)
+    return _svc("games").reject(principal(), upload_id, reason=body.reason).model_dump(mode="json")
 
 
 # ------------------------------------------------------------------ staff
@@ -104,13 +105,13 @@ class SessionsQuery(QueryModel):
 @bp.input(StaffCreateIn, arg_name="body")
 @bp.doc(summary="Create a staff user with a role (admin; the password policy of docs/staff-auth.md)", **AUTH_DOC)
 def create_user(body: StaffCreateIn):
-    return _svc("staff").create_user(principal(), body.username, body.password, body.role), 201
+    return _svc("staff").create_user(principal(), body.username, body.password, body.role).model_dump(mode="json"), 201
 
 
 @bp.get("/staff/users")
 @bp.doc(summary="Every staff user with role, active and unexpired sessions (admin)", **AUTH_DOC)
 def list_users():
-    return _svc("staff").users(principal())
+    return _svc("staff").users(principal()).model_dump(mode="json")
 
 
 @bp.patch("/staff/users/<username>")
@@ -118,20 +119,21 @@ def list_users():
 @bp.doc(summary="Change a staff user's role and/or disable / enable them (admin; disabling revokes every token)",
         **AUTH_DOC)
 def update_user(username: str, body: StaffPatchIn):
-    return _svc("staff").update_user(principal(), username, role=body.role, active=body.active, reason=body.reason)
+    user = _svc("staff").update_user(principal(), username, role=body.role, active=body.active, reason=body.reason)
+    return user.model_dump(mode="json")
 
 
 @bp.get("/staff/sessions")
 @bp.input(SessionsQuery, location="query", arg_name="query")
 @bp.doc(summary="Active staff sessions: who, since, until, address (admin)", **AUTH_DOC)
 def list_sessions(query: SessionsQuery):
-    return _svc("staff").sessions(principal(), username=query.username)
+    return _svc("staff").sessions(principal(), username=query.username).model_dump(mode="json")
 
 
 @bp.delete("/staff/sessions/<session_id>")
 @bp.doc(summary="End a staff session: its token is refused on every node within 1 s (admin)", **AUTH_DOC)
 def end_session(session_id: str):
-    return _svc("staff").end_session(principal(), session_id, request.remote_addr)
+    return _svc("staff").end_session(principal(), session_id, request.remote_addr).model_dump(mode="json")
 
 
 # ------------------------------------------------------------------ the audit log

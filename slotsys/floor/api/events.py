@@ -21,9 +21,9 @@ from slotsys.kernel.api.common import (
     QueryId,
     QueryModel,
     StrictModel,
-    idem_key,
+    once_key,
     principal,
-    reply,
+    reply_once,
     services,
 )
 
@@ -143,7 +143,9 @@ def _machine_heard(resp):
 @bp.doc(summary="Report machine events (one, or {\"events\": [...]}; kind or SAS exception code; optional "
                 "Idempotency-Key)", **AUTH_DOC)
 def report_events(asset: str, body: ReportIn):
-    return reply(*_events_service().report(principal(), asset, body.batch(), idem_key()))
+    events = body.batch()
+    return reply_once(_events_service().report(principal(), asset, events, once_key(f"events/{asset}", events)),
+                      status=201)
 
 
 @bp.get("/machines/<asset>/events")
@@ -151,7 +153,7 @@ def report_events(asset: str, body: ReportIn):
 @bp.doc(summary="A machine's event log, newest first (staff)", **AUTH_DOC)
 def machine_events(asset: str, query: EventsQuery):
     return _events_service().events(principal(), asset, kind=query.kind, since=query.since,
-                                    before_id=query.before_id, limit=query.limit)
+                                    before_id=query.before_id, limit=query.limit).model_dump(mode="json")
 
 
 @bp.get("/machine-events/vocabulary")
@@ -167,38 +169,40 @@ def vocabulary():
 def alerts(query: AlertsQuery):
     return _events_service().alerts(principal(), state=query.state, machine=query.machine, kind=query.kind,
                                     security=query.security, since=query.since, before_id=query.before_id,
-                                    limit=query.limit)
+                                    limit=query.limit).model_dump(mode="json")
 
 
 @bp.post("/alerts/<int:alert_id>/acknowledge")
 @bp.doc(summary="Acknowledge an open alert (attendant, supervisor)", **AUTH_DOC)
 def acknowledge(alert_id: int):
-    return _events_service().transition(principal(), alert_id, "acknowledge")
+    return _events_service().transition(principal(), alert_id, "acknowledge").model_dump(mode="json")
 
 
 @bp.post("/alerts/<int:alert_id>/dispatch")
 @bp.input(DispatchIn, arg_name="body")
 @bp.doc(summary="Dispatch an attendant to the machine (attendant, supervisor)", **AUTH_DOC)
 def dispatch(alert_id: int, body: DispatchIn):
-    return _events_service().transition(principal(), alert_id, "dispatch", to=body.to, note=body.note)
+    return _events_service().transition(principal(), alert_id, "dispatch", to=body.to,
+                                        note=body.note).model_dump(mode="json")
 
 
 @bp.post("/alerts/<int:alert_id>/resolve")
 @bp.input(ResolveIn, arg_name="body")
 @bp.doc(summary="Resolve an alert with a note (attendant, supervisor)", **AUTH_DOC)
 def resolve(alert_id: int, body: ResolveIn):
-    return _events_service().transition(principal(), alert_id, "resolve", note=body.note)
+    return _events_service().transition(principal(), alert_id, "resolve", note=body.note).model_dump(mode="json")
 
 
 @bp.get("/handpays")
 @bp.input(HandpaysQuery, location="query", arg_name="query")
 @bp.doc(summary="The handpay queue: jackpot and cancelled-credit handpays with their signers (staff)", **AUTH_DOC)
 def handpays(query: HandpaysQuery):
-    return _events_service().handpays(principal(), state=query.state, before_id=query.before_id, limit=query.limit)
+    return _events_service().handpays(principal(), state=query.state, before_id=query.before_id,
+                                      limit=query.limit).model_dump(mode="json")
 
 
 @bp.post("/handpays/<int:handpay_id>/sign")
 @bp.doc(summary="Sign a handpay; the last needed signature pays it (Idempotency-Key; two signers above "
                 "SLOTSYS_HANDPAY_TWO_PERSON_WON)", **AUTH_DOC)
 def sign_handpay(handpay_id: int):
-    return reply(*_events_service().sign(principal(), handpay_id, idem_key()))
+    return reply_once(_events_service().sign(principal(), handpay_id, once_key(f"handpays/{handpay_id}/sign")))

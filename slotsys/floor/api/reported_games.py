@@ -14,11 +14,12 @@ from slotsys.kernel.api.common import (
     SmallInt,
     StrictModel,
     Won,
-    idem_key,
+    once_key,
     principal,
-    reply,
+    reply_once,
     services,
 )
+from slotsys.floor.domain.machine_reports import GameReport
 from slotsys.floor.services.reported_games import MachineGameService
 
 bp = APIBlueprint("machine_games", __name__, url_prefix="/api/v1/machines", tag="Machine-reported games")
@@ -68,14 +69,16 @@ def _svc() -> MachineGameService:
 @bp.input(GameReportIn, arg_name="body")
 @bp.doc(summary="Report a game the machine decided (machine mode); needs Idempotency-Key", **AUTH_DOC)
 def report_game(asset: str, body: GameReportIn):
-    return reply(*_svc().report_game(principal(), asset, body.model_dump(), idem_key()))
+    report = body.model_dump()
+    return reply_once(_svc().report_game(principal(), asset, GameReport(**report), once_key(f"games/{asset}", report)))
 
 
 @bp.post("/<asset>/meters")
 @bp.input(MetersReportIn, arg_name="body")
 @bp.doc(summary="Report the machine's meters at game end (machine mode); needs Idempotency-Key", **AUTH_DOC)
 def report_meters(asset: str, body: MetersReportIn):
-    return reply(*_svc().report_meters(principal(), asset, body.meters.model_dump(), idem_key()))
+    meters = body.meters.model_dump()
+    return reply_once(_svc().report_meters(principal(), asset, meters, once_key(f"meters/{asset}", meters)))
 
 
 @bp.get("/<asset>/reconciliation")
@@ -84,4 +87,4 @@ def reconciliation(asset: str):
     from slotsys.kernel.checks import require_role
 
     require_role(principal(), "operator", "attendant", "auditor")
-    return _svc().reconciliation(asset)
+    return _svc().reconciliation(asset).model_dump(mode="json")

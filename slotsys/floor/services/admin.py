@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pydantic import BaseModel
+
 from slotsys.floor.domain.machine import Machine
 from slotsys.floor.services.ports import JackpotPort, TicketPort
 from slotsys.floor.domain import admin as R
@@ -73,8 +75,116 @@ def _rule(e: R.FloorRuleError) -> DomainError:
     return (Conflict if e.status == 409 else ValidationFailed)(e.message, field=e.field)
 
 
+# ------------------------------------------------------------------ results (money won, times ISO 8601 UTC text)
+class Position(BaseModel):
+    """A floor-plan grid cell."""
+
+    x: int
+    y: int
+
+
+class MachineRecord(BaseModel):
+    """The administrative record of a machine (no key, no SAS secret): identity, place (zone, bank, floor-plan
+    ``position`` or None), the denominations offered and the one played (won per credit), game and variation,
+    ``max_bet`` / ``credit_limit`` (won; None: the game's / the floor's), ``validation_scheme`` system | sas,
+    ``outcome_source`` server | machine, ``status`` (``status_reason`` for disabled / retired)."""
+
+    asset_number: str
+    serial: str
+    manufacturer: str
+    model: str
+    zone: str
+    bank: str
+    position: Position | None
+    denominations: list[int]
+    denomination: int
+    game: str
+    variation: str
+    max_bet: int | None
+    credit_limit: int | None
+    validation_scheme: str
+    outcome_source: str
+    status: str
+    status_reason: str
+    enrolled_at: str | None
+    retired_at: str | None
+
+
+class EnrolledMachine(MachineRecord):
+    """An enrolled machine and its key (``mk_…``, shown once: only its digest is stored)."""
+
+    key: str
+
+
+class MeterSnapshot(BaseModel):
+    """The meters (won and counts) kept at a game change or retirement, with who and why."""
+
+    kind: str
+    at: str
+    actor: str
+    game: str
+    variation: str
+    denomination: int
+    meters: dict[str, int]
+    reason: str
+
+
+class MachineDetail(MachineRecord):
+    snapshots: list[MeterSnapshot]
+
+
+class RetiredMachine(MachineRecord):
+    final_meters: dict[str, int]
+
+
+class MachineKey(BaseModel):
+    """A rotated machine key, shown once."""
+
+    asset_number: str
+    key: str
+
+
+class MachineList(BaseModel):
+    machines: list[MachineRecord]
+
+
+class ZoneRecord(BaseModel):
+    code: str
+    name: str
+    retired_at: str | None
+
+
+class ZoneList(BaseModel):
+    zones: list[ZoneRecord]
+
+
+class BankRecord(BaseModel):
+    """A bank of machines in a zone; ``orientation`` N | E | S | W (the way its machines face on the plan)."""
+
+    code: str
+    name: str
+    zone: str
+    orientation: str
+    retired_at: str | None
+
+
+class BankList(BaseModel):
+    banks: list[BankRecord]
+
+
+class FloorPlan(BaseModel):
+    """Active zones and banks, every machine with its cell, and the grid's extent (cells)."""
+
+    zones: list[ZoneRecord]
+    banks: list[BankRecord]
+    machines: list[MachineRecord]
+    width: int
+    height: int
+
+
 def machine_record(m: Machine) -> dict[str, Any]:
-    """The administrative record of a machine (no key, no SAS secret)."""
+    """The administrative record of a machine (no key, no SAS secret), as the audit log keeps it
+    (:class:`MachineRecord` renders it)."""
     return {
         "asset_number": m.asset_number, "serial": m.serial or "", "manufacturer": m.manufacturer or "",
         "model": m.model or "", "zone": m.zone, "bank": m.bank,
@@ -102,20 +212,22 @@ def _actor(principal: Principal | None) -> str:
 
 
 # ------------------------------------------------------------------ use cases in the caller's unit of work
-def create_zone(uow, principal: Principal | None, code: object, name: object) -> dict:
-    """A new zone (``code`` 1-20 letters/digits, ``name`` ≤ 80). 409 ``code`` if the code exists (retired too)."""
+def create_zone(uow, principal: Principal | None, code: object, name: object) -> ZoneRecord:
+    """A new zone (``code`` 1-20 letters/digits, ``name`` ≤ 80). 409 ``code`` if the code exists (retired too);
+    422 ``code`` / ``name``."""
     code = R.code("code", code)
     name = R.text("name", name, 80, required=True)
     if uow.floor_admin.zone(code) is not None:
         raise Conflict(f"zone {code} already exists (zone codes are never reused)", field="code")
     z = uow.floor_admin.add_zone(code, name)
     audit_log.record(uow, principal, "zone.create", f"zone:{code}", after=zone_record(z))
-    return zone_record(z)
+    return ZoneRecord(**zone_record(z))
 
 
 def create_bank(uow, principal: Principal | None, code: object, name: object, zone: object,
-                orientation: object = None) -> dict:
-    """A new bank in an active zone. 409 ``code`` if it exists; 422 ``zone`` if the zone is unknown or retired."""
+                orientation: object = None) -> BankRecord:
+    """A new bank in an active zone. 409 ``code`` if it exists; 422 ``zone`` if the zone is unknown or retired,
+    ``code`` / ``name`` / ``orientation`` if malformed."""
     code = R.code("code", code)
     name = R.text("name", name, 80, required=True)
     orient = R.orientation(orientation)
@@ -126,11 +238,12 @@ def create_bank(uow, principal: Principal | None, code: object, name: object, zo
         raise Conflict(f"bank {code} already exists (bank codes are never reused)", field="code")
     b = uow.floor_admin.add_bank(code, name, z.code, orient)
     audit_log.record(uow, principal, "bank.create", f"bank:{code}", after=bank_record(b))
-    return bank_record(b)
+    return BankRecord(**bank_record(b))
 
 
 def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: dict, *, tickets: TicketPort,
-                  assignable: Callable = catalogue_assignable, load_game: Callable = _catalogue_loader) -> tuple[dict, str]:
+                  assignable: Callable = catalogue_assignable,
+                  load_game: Callable = _catalogue_loader) -> tuple[MachineRecord, str]:
     """Enrol a machine: (record, machine key). ``spec``: ``asset_number``, ``bank`` (its zone is the machine's;
     ``zone`` if given must be that zone), ``game``, ``variation`` ("" = the game's default), ``denomination`` and
     ``denominations`` offered (won per credit), ``max_bet`` / ``credit_limit`` (won, optional), ``x`` / ``y``
@@ -177,7 +290,7 @@ def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: d
         tickets.new_machine_secret(uow, m, actor=_actor(principal), reason="enrolment")
     record = machine_record(m)
     audit_log.record(uow, principal, "machine.enrol", f"machine:{asset}", after=record, reason=reason)
-    return record, key
+    return MachineRecord(**record), key
 
 
 def _bank_and_zone(uow, bank: object, zone: object) -> tuple[str, str]:
@@ -271,34 +384,36 @@ class FloorAdminService:
         return R.MachineState(m.asset_number, m.status, c.cashable, c.restricted, c.nonrestricted)
 
     # ------------------------------------------------------------ machines
-    def enrol(self, principal: Principal, spec: dict) -> dict:
+    def enrol(self, principal: Principal, spec: dict) -> EnrolledMachine:
         """Enrol a machine (operator): its record and ``key`` (shown once). See :func:`enrol_machine`."""
         asset = spec.get("asset_number")
 
-        def fn(uow):
+        def fn(uow) -> EnrolledMachine:
             record, key = enrol_machine(uow, self.ctx, principal, spec, tickets=self.tickets, assignable=self.assignable,
                                         load_game=self.load_game)
-            return {**record, "key": key}
+            return EnrolledMachine(**record.model_dump(), key=key)
 
         return self._change(principal, WRITERS, "machine.enrol", f"machine:{asset}", fn, spec.get("reason"))
 
     def list_machines(self, principal: Principal, *, include_retired: bool = False, zone: str | None = None,
-                      bank: str | None = None) -> dict:
-        return self._read(principal, lambda uow: {"machines": [
-            machine_record(m) for m in uow.floor_admin.machines(include_retired=include_retired, zone=zone, bank=bank)]})
+                      bank: str | None = None) -> MachineList:
+        """The machines on the floor (retired ones too with ``include_retired``), optionally of one zone / bank."""
+        return self._read(principal, lambda uow: MachineList(machines=[
+            MachineRecord(**machine_record(m))
+            for m in uow.floor_admin.machines(include_retired=include_retired, zone=zone, bank=bank)]))
 
-    def get_machine(self, principal: Principal, asset: str) -> dict:
-        """A machine's record with its meter snapshots (game changes, retirement)."""
-        def fn(uow):
+    def get_machine(self, principal: Principal, asset: str) -> MachineDetail:
+        """A machine's record with its meter snapshots (game changes, retirement); 404 ``asset``."""
+        def fn(uow) -> MachineDetail:
             m = self._machine(uow, asset, for_update=False)
-            snaps = [{"kind": s.kind, "at": s.at.isoformat(), "actor": s.actor, "game": s.game_id,
-                      "variation": s.variation, "denomination": s.denomination, "meters": s.meters, "reason": s.reason}
+            snaps = [MeterSnapshot(kind=s.kind, at=s.at.isoformat(), actor=s.actor, game=s.game_id,
+                                   variation=s.variation, denomination=s.denomination, meters=s.meters, reason=s.reason)
                      for s in uow.floor_admin.snapshots(m.id)]
-            return {**machine_record(m), "snapshots": snaps}
+            return MachineDetail(**machine_record(m), snapshots=snaps)
 
         return self._read(principal, fn)
 
-    def update(self, principal: Principal, asset: str, changes: dict) -> dict:
+    def update(self, principal: Principal, asset: str, changes: dict) -> MachineRecord:
         """Edit serial, manufacturer, model, max bet, credit limit, the floor-plan cell or ``outcome_source``
         (``server``: the service decides each game; ``machine``: the machine decides and reports it, only while it
         has no credits and no game in progress, 409 ``credits`` / ``status``) (operator); ``reason``."""
@@ -327,7 +442,7 @@ class FloorAdminService:
                 raise ValidationFailed("nothing to change", field="body")
             audit_log.record(uow, principal, "machine.update", f"machine:{asset}", before=b, after=a,
                              reason=R.reason(changes.get("reason"), required=False))
-            return machine_record(m)
+            return MachineRecord(**machine_record(m))
 
         return self._change(principal, WRITERS, "machine.update", f"machine:{asset}", fn, changes.get("reason"))
 
@@ -337,7 +452,7 @@ class FloorAdminService:
         if not uow.floor_admin.set_cell(m, x, y):
             raise Conflict(f"floor-plan cell ({x}, {y}) was just taken", field="x")
 
-    def rotate_key(self, principal: Principal, asset: str, reason: object) -> dict:
+    def rotate_key(self, principal: Principal, asset: str, reason: object) -> MachineKey:
         """A new machine key (admin), returned once; the old one stops working at once (every node, after the
         commit). A SAS-validation machine also gets a new validation ID (as on re-enrolment)."""
         old: list[str] = []
@@ -353,14 +468,14 @@ class FloorAdminService:
                 self.tickets.new_machine_secret(uow, m, actor=principal.name, reason="machine key rotated")
             audit_log.record(uow, principal, "machine.rotate_key", f"machine:{asset}", before={"key": "(previous)"},
                              after={"key": "(new, shown once)"}, reason=why)
-            return {"asset_number": asset, "key": key}
+            return MachineKey(asset_number=asset, key=key)
 
         result = self._change(principal, ADMIN, "machine.rotate_key", f"machine:{asset}", fn, reason)
         for digest in old:
             self.announce_revoked(f"token:{digest}")
         return result
 
-    def disable(self, principal: Principal, asset: str, reason: object) -> dict:
+    def disable(self, principal: Principal, asset: str, reason: object) -> MachineRecord:
         """Disable an active machine with a reason (operator): it refuses play (409 machine-locked) until enabled.
         409 ``status`` unless the machine is active (a handpay or verification lock is resolved first)."""
         def fn(uow):
@@ -373,11 +488,11 @@ class FloorAdminService:
             m.status, m.lock_reason = "disabled", f"disabled: {why}"[:200]
             audit_log.record(uow, principal, "machine.disable", f"machine:{asset}", before=before,
                              after={"status": "disabled", "status_reason": m.lock_reason}, reason=why)
-            return machine_record(m)
+            return MachineRecord(**machine_record(m))
 
         return self._change(principal, WRITERS, "machine.disable", f"machine:{asset}", fn, reason)
 
-    def enable(self, principal: Principal, asset: str, reason: object) -> dict:
+    def enable(self, principal: Principal, asset: str, reason: object) -> MachineRecord:
         """Enable a disabled machine (operator). 409 ``status`` unless it is disabled."""
         def fn(uow):
             why = R.reason(reason)
@@ -389,11 +504,11 @@ class FloorAdminService:
             m.status, m.lock_reason = "active", ""
             audit_log.record(uow, principal, "machine.enable", f"machine:{asset}", before=before,
                              after={"status": "active", "status_reason": ""}, reason=why)
-            return machine_record(m)
+            return MachineRecord(**machine_record(m))
 
         return self._change(principal, WRITERS, "machine.enable", f"machine:{asset}", fn, reason)
 
-    def move(self, principal: Principal, asset: str, body: dict) -> dict:
+    def move(self, principal: Principal, asset: str, body: dict) -> MachineRecord:
         """Move a machine to another bank (operator): ``bank``, optional ``zone`` (must be the bank's), ``x``/``y``
         (new cell; else it keeps its cell), ``reason``. Into another zone, jackpot eligibility follows the
         controller's rule: each level takes the move at its next reset. 409 ``bank`` if already in that bank."""
@@ -414,11 +529,11 @@ class FloorAdminService:
             b, a = audit_log.changed(before, machine_record(m))
             audit_log.record(uow, principal, "machine.move", f"machine:{asset}", before=b, after=a, reason=why,
                              detail={"jackpot_zone": "effective at each level's next reset"} if "zone" in a else None)
-            return machine_record(m)
+            return MachineRecord(**machine_record(m))
 
         return self._change(principal, WRITERS, "machine.move", f"machine:{asset}", fn, body.get("reason"))
 
-    def change_game(self, principal: Principal, asset: str, body: dict) -> dict:
+    def change_game(self, principal: Principal, asset: str, body: dict) -> MachineRecord:
         """Change game, variation and / or denomination (operator): ``game`` (default: the current), ``variation``,
         ``denomination``, ``denominations``, ``max_bet``, ``reason``. Only with no credits and no game in progress
         (409 ``credits`` / ``status``), to an assignable game (422 ``game`` / ``variation``) and a denomination
@@ -451,11 +566,11 @@ class FloorAdminService:
             b, a = audit_log.changed(before, after)
             audit_log.record(uow, principal, "machine.game_change", f"machine:{asset}", before=b, after=a, reason=why,
                              detail={"meters": R.meters_of(m)})
-            return after
+            return MachineRecord(**after)
 
         return self._change(principal, WRITERS, "machine.game_change", f"machine:{asset}", fn, body.get("reason"))
 
-    def retire(self, principal: Principal, asset: str, reason: object) -> dict:
+    def retire(self, principal: Principal, asset: str, reason: object) -> RetiredMachine:
         """Retire a machine (admin): only with no credits and no game in progress (409 ``credits`` / ``status``).
         Its final meters are snapshotted, its key stops working, its floor-plan cell is freed; the asset number
         keeps its history and is never enrolled again (409 ``asset_number``)."""
@@ -476,7 +591,7 @@ class FloorAdminService:
             b, a = audit_log.changed(before, machine_record(m))
             audit_log.record(uow, principal, "machine.retire", f"machine:{asset}", before=b, after=a, reason=why,
                              detail={"final_meters": R.meters_of(m)})
-            return {**machine_record(m), "final_meters": R.meters_of(m)}
+            return RetiredMachine(**machine_record(m), final_meters=R.meters_of(m))
 
         result = self._change(principal, ADMIN, "machine.retire", f"machine:{asset}", fn, reason)
         for digest in old:
@@ -484,14 +599,17 @@ class FloorAdminService:
         return result
 
     # ------------------------------------------------------------ zones and banks
-    def list_zones(self, principal: Principal) -> dict:
-        return self._read(principal, lambda uow: {"zones": [zone_record(z) for z in uow.floor_admin.zones()]})
+    def list_zones(self, principal: Principal) -> ZoneList:
+        """Every zone, retired ones too (operator, attendant, auditor)."""
+        return self._read(principal, lambda uow: ZoneList(zones=[ZoneRecord(**zone_record(z))
+                                                                  for z in uow.floor_admin.zones()]))
 
-    def create_zone(self, principal: Principal, code: object, name: object) -> dict:
+    def create_zone(self, principal: Principal, code: object, name: object) -> ZoneRecord:
+        """A new zone (operator): see :func:`create_zone`."""
         return self._change(principal, WRITERS, "zone.create", f"zone:{code}",
                             lambda uow: create_zone(uow, principal, code, name))
 
-    def update_zone(self, principal: Principal, code: str, changes: dict) -> dict:
+    def update_zone(self, principal: Principal, code: str, changes: dict) -> ZoneRecord:
         """Rename (operator) or retire (``retired: true``, admin) a zone. A zone with active machines or banks, or
         named by a jackpot level, cannot be retired (409 ``retired``)."""
         retiring = changes.get("retired") is True
@@ -517,21 +635,24 @@ class FloorAdminService:
                 raise ValidationFailed("nothing to change", field="body")
             audit_log.record(uow, principal, "zone.retire" if retiring else "zone.update", f"zone:{code}", before=b,
                              after=a, reason=R.reason(changes.get("reason"), required=retiring))
-            return zone_record(z)
+            return ZoneRecord(**zone_record(z))
 
         roles = ADMIN if retiring else WRITERS
         return self._change(principal, roles, "zone.retire" if retiring else "zone.update", f"zone:{code}", fn,
                             changes.get("reason"))
 
-    def list_banks(self, principal: Principal, zone: str | None = None) -> dict:
-        return self._read(principal, lambda uow: {"banks": [bank_record(b) for b in uow.floor_admin.banks(zone)]})
+    def list_banks(self, principal: Principal, zone: str | None = None) -> BankList:
+        """Every bank, or those of ``zone``, retired ones too (operator, attendant, auditor)."""
+        return self._read(principal, lambda uow: BankList(banks=[BankRecord(**bank_record(b))
+                                                                  for b in uow.floor_admin.banks(zone)]))
 
-    def create_bank(self, principal: Principal, body: dict) -> dict:
+    def create_bank(self, principal: Principal, body: dict) -> BankRecord:
+        """A new bank (operator): ``body`` ``code``, ``name``, ``zone``, ``orientation``; see :func:`create_bank`."""
         return self._change(principal, WRITERS, "bank.create", f"bank:{body.get('code')}",
                             lambda uow: create_bank(uow, principal, body.get("code"), body.get("name"),
                                                     body.get("zone"), body.get("orientation")))
 
-    def update_bank(self, principal: Principal, code: str, changes: dict) -> dict:
+    def update_bank(self, principal: Principal, code: str, changes: dict) -> BankRecord:
         """Rename / re-orient (operator) or retire (``retired: true``, admin) a bank; a bank with active machines
         cannot be retired (409 ``retired``). A bank stays in its zone: machines move, banks do not."""
         retiring = changes.get("retired") is True
@@ -556,7 +677,7 @@ class FloorAdminService:
                 raise ValidationFailed("nothing to change", field="body")
             audit_log.record(uow, principal, "bank.retire" if retiring else "bank.update", f"bank:{code}", before=b,
                              after=a, reason=R.reason(changes.get("reason"), required=retiring))
-            return bank_record(bk)
+            return BankRecord(**bank_record(bk))
 
         roles = ADMIN if retiring else WRITERS
         return self._change(principal, roles, "bank.retire" if retiring else "bank.update", f"bank:{code}", fn,
@@ -568,18 +689,18 @@ class FloorAdminService:
             raise Conflict(f"{what} is already retired", field="retired")
 
     # ------------------------------------------------------------ the floor plan
-    def floor_plan(self, principal: Principal) -> dict:
+    def floor_plan(self, principal: Principal) -> FloorPlan:
         """What the console draws: active zones, banks (with orientation) and machines with their cells
         (``position`` None: not placed yet), and the grid's extent (``width``, ``height``: cells)."""
-        def fn(uow):
-            machines = [{**machine_record(m)} for m in uow.floor_admin.machines()]
-            cells = [m["position"] for m in machines if m["position"]]
-            return {
-                "zones": [zone_record(z) for z in uow.floor_admin.zones() if z.retired_at is None],
-                "banks": [bank_record(b) for b in uow.floor_admin.banks() if b.retired_at is None],
-                "machines": machines,
-                "width": max((c["x"] for c in cells), default=-1) + 1,
-                "height": max((c["y"] for c in cells), default=-1) + 1,
-            }
+        def fn(uow) -> FloorPlan:
+            machines = [MachineRecord(**machine_record(m)) for m in uow.floor_admin.machines()]
+            cells = [m.position for m in machines if m.position]
+            return FloorPlan(
+                zones=[ZoneRecord(**zone_record(z)) for z in uow.floor_admin.zones() if z.retired_at is None],
+                banks=[BankRecord(**bank_record(b)) for b in uow.floor_admin.banks() if b.retired_at is None],
+                machines=machines,
+                width=max((c.x for c in cells), default=-1) + 1,
+                height=max((c.y for c in cells), default=-1) + 1,
+            )
 
         return self._read(principal, fn)

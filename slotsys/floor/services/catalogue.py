@@ -26,6 +26,8 @@ import dataclasses
 import threading
 from typing import Any
 
+from pydantic import BaseModel
+
 from slotsys.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from slotsys.floor.domain.game import GameDefinition, parse_game
 from slotsys.floor.domain.game_upload import check_definition, definition_sha256
@@ -93,6 +95,50 @@ class UploadedGames:
         return game
 
 
+class GameUpload(BaseModel):
+    """An uploaded definition (no text, no full par sheet): its SHA-256, variations, ``status`` pending | approved |
+    rejected, who uploaded and decided it when (ISO 8601 UTC), the variations approved, and per variation a par
+    sheet summary (``rtp_full_bet``, ``min_rtp`` / ``max_rtp`` over the bet options, ``options``,
+    ``max_award_credits``, ``top_award``)."""
+
+    id: int
+    game_id: str
+    name: str
+    kind: str
+    sha256: str
+    variations: list[str]
+    default_variation: str
+    status: str
+    uploaded_by: str
+    uploaded_at: str
+    approved_variations: list[str]
+    decided_by: str | None
+    decided_at: str | None
+    reason: str
+    par_sheet_summary: dict[str, dict[str, Any]]
+
+
+class GameUploadDetail(GameUpload):
+    """An upload with its YAML text (``definition``) and full par sheet per variation."""
+
+    par_sheet: dict[str, Any]
+    definition: str
+
+
+class ShippedGame(BaseModel):
+    """A catalogue game shipped with the floor (approved by shipping)."""
+
+    game_id: str
+    name: str
+    variations: list[str]
+    status: str
+
+
+class GameUploads(BaseModel):
+    games: list[GameUpload]
+    catalogue: list[ShippedGame]
+
+
 def _summary(sheet: dict) -> dict:
     rtps = [o["rtp"] for o in sheet.get("options", [])]
     return {"rtp_full_bet": sheet.get("rtp_full_bet"), "min_rtp": min(rtps) if rtps else None,
@@ -100,7 +146,7 @@ def _summary(sheet: dict) -> dict:
             "max_award_credits": sheet.get("max_award_credits"), "top_award": sheet.get("top_award")}
 
 
-def _view(row, *, full: bool = False) -> dict[str, Any]:
+def _view(row, *, full: bool = False) -> GameUpload:
     view = {
         "id": row.id, "game_id": row.game_id, "name": row.name, "kind": row.kind, "sha256": row.sha256,
         "variations": list(row.variations), "default_variation": row.default_variation, "status": row.status,
@@ -110,9 +156,8 @@ def _view(row, *, full: bool = False) -> dict[str, Any]:
         "par_sheet_summary": {v: _summary(s) for v, s in (row.par_sheet or {}).items()},
     }
     if full:
-        view["par_sheet"] = row.par_sheet
-        view["definition"] = row.source
-    return view
+        return GameUploadDetail(**view, par_sheet=row.par_sheet, definition=row.source)
+    return GameUpload(**view)
 
 
 class GameCatalogueService:
@@ -123,7 +168,7 @@ class GameCatalogueService:
         record_refusal(self.ctx.uow, principal, action, subject, str(err),
                        detail={"field": getattr(err, "field", None)})
 
-    def upload(self, principal: Principal, text: str) -> dict:
+    def upload(self, principal: Principal, text: str) -> GameUpload:
         """Upload a definition (admin, operator). Returns the upload's view (``status`` ``pending``) with its par
         sheet summary per variation. 422 ``errors`` ``[{field, line, message}]``; 409 naming ``id``."""
         require_role(principal, *UPLOADERS)
@@ -171,18 +216,18 @@ class GameCatalogueService:
             uow.commit()
         return view
 
-    def list(self, principal: Principal, *, status: str | None = None, limit: int = 100) -> dict:
+    def list(self, principal: Principal, *, status: str | None = None, limit: int = 100) -> GameUploads:
         """Uploads, newest first (admin, operator, supervisor, auditor): ``{"games": [view…]}`` (no text, no full
         par sheet), plus ``catalogue``: the shipped games ``[{game_id, name, variations}]`` (approved by shipping)."""
         require_role(principal, *READERS)
         with self.ctx.uow(readonly=True) as uow:
             rows = uow.game_definitions.recent(status=status, limit=limit)
             games = [_view(r) for r in rows]
-        shipped = [{"game_id": g.id, "name": g.name, "variations": list(g.variations), "status": "approved"}
+        shipped = [ShippedGame(game_id=g.id, name=g.name, variations=list(g.variations), status="approved")
                    for g in catalogue().values()]
-        return {"games": games, "catalogue": shipped}
+        return GameUploads(games=games, catalogue=shipped)
 
-    def get(self, principal: Principal, upload_id: int) -> dict:
+    def get(self, principal: Principal, upload_id: int) -> GameUploadDetail:
         """One upload with its text (``definition``) and full par sheet per variation; 404 naming ``id``."""
         require_role(principal, *READERS)
         with self.ctx.uow(readonly=True) as uow:
@@ -192,18 +237,18 @@ class GameCatalogueService:
             return _view(row, full=True)
 
     def approve(self, principal: Principal, upload_id: int, *, variations: list[str] | None = None,
-                reason: str = "") -> dict:
+                reason: str = "") -> GameUpload:
         """The second person approves (admin, supervisor): every variation, or ``variations``. 404 ``id``;
         403 naming ``actor`` for the uploader; 422 ``variations``; 409 already decided."""
         return self._decide(principal, upload_id, "approved", variations=variations, reason=reason)
 
-    def reject(self, principal: Principal, upload_id: int, *, reason: str) -> dict:
+    def reject(self, principal: Principal, upload_id: int, *, reason: str) -> GameUpload:
         """The second person rejects (admin, supervisor) with a ``reason`` (422 if blank); same refusals as
         :meth:`approve`. The game id may then be uploaded again."""
         return self._decide(principal, upload_id, "rejected", reason=reason)
 
     def _decide(self, principal: Principal, upload_id: int, status: str, *, variations: list[str] | None = None,
-                reason: str = "") -> dict:
+                reason: str = "") -> GameUpload:
         require_role(principal, *APPROVERS)
         action = "game.approve" if status == "approved" else "game.reject"
         now = self.ctx.clock.now()

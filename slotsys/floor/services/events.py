@@ -29,16 +29,17 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timedelta
-from typing import Callable
+from typing import Any, Callable
 
 import structlog
+from pydantic import BaseModel
 
 from slotsys.floor.domain import alerts as A
 from slotsys.floor.domain import machine_events as V
 from slotsys.kernel.errors import Conflict, NotFound, ValidationFailed
 from slotsys.kernel import audit_log
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from slotsys.floor.services.event_log import announce_alert, open_alert, record_event
 from slotsys.kernel.checks import require_role
 from slotsys.floor.services.ports import JackpotPort, TicketPort
@@ -56,39 +57,165 @@ def _iso(d: datetime | None) -> str | None:
     return d.isoformat() if d else None
 
 
-def alert_view(a, asset: str) -> dict:
+# ------------------------------------------------------------------ results (times ISO 8601 UTC text, money won)
+class ResponseTimes(BaseModel):
+    """Seconds (whole milliseconds) from the alert's opening to its acknowledgement, dispatch and resolution."""
+
+    ack_s: float | None
+    dispatch_s: float | None
+    resolve_s: float | None
+
+
+class AlertView(BaseModel):
+    """An attendant alert: ``state`` open → acknowledged → dispatched → resolved; ``severity`` of its kind;
+    ``security`` alerts stay for a person to resolve; ``repeats`` the same condition reported again while open."""
+
+    id: int
+    machine: str
+    kind: str
+    label: str
+    label_ko: str
+    severity: str
+    security: bool | None
+    state: str
+    event_id: int | None
+    repeats: int | None
+    detail: dict[str, Any]
+    opened_at: str | None
+    acknowledged_at: str | None
+    acknowledged_by: str | None
+    dispatched_at: str | None
+    dispatched_by: str | None
+    dispatched_to: str | None
+    resolved_at: str | None
+    resolved_by: str | None
+    resolution: str | None
+    response: ResponseTimes
+
+
+class EventView(BaseModel):
+    """A machine event: ``at`` when recorded, ``reported_at`` the machine's own stamp, the SAS exception code
+    (``sas_code``, ``sas_hex``) where SAS has one, ``source`` api | sas | system, the game in progress."""
+
+    id: int
+    machine: str
+    at: str | None
+    reported_at: str | None
+    kind: str
+    label: str
+    label_ko: str
+    severity: str
+    sas_code: int | None
+    sas_hex: str | None
+    source: str
+    game_number: int | None
+    detail: dict[str, Any]
+
+
+class ReportedEvent(EventView):
+    """A reported event and the alert it opened or repeated (None if none)."""
+
+    alert_id: int | None
+
+
+class EventBatch(BaseModel):
+    """The events a machine reported, in order."""
+
+    machine: str
+    events: list[ReportedEvent]
+
+
+class HandpayView(BaseModel):
+    """A handpay of the queue: ``source`` jackpot | cancelled_credit, ``amount`` won, ``state`` pending | paid |
+    cancelled, the signatures needed (1, or 2 at or above the two-person amount) and given, ``payout`` (the
+    jackpot payment or the handpay receipt; why it was closed when cancelled)."""
+
+    id: int
+    machine: str
+    source: str
+    hit_id: int | None
+    amount: int
+    state: str
+    created_at: str | None
+    signers_needed: int
+    signer1: str | None
+    signer1_role: str | None
+    signed1_at: str | None
+    signer2: str | None
+    signer2_role: str | None
+    signed2_at: str | None
+    paid_at: str | None
+    payout: dict[str, Any]
+
+
+class LinkView(BaseModel):
+    online: bool | None
+    last_heard_at: str | None
+    offline_since: str | None
+
+
+class MachineEventLog(BaseModel):
+    """A page of a machine's events, newest first; ``next``: the ``before_id`` of the next page, or None."""
+
+    machine: str
+    link: LinkView | None
+    events: list[EventView]
+    next: int | None
+
+
+class AlertPage(BaseModel):
+    alerts: list[AlertView]
+    next: int | None
+
+
+class HandpayQueue(BaseModel):
+    """A page of the handpay queue, newest first, and the two-person amount (won)."""
+
+    handpays: list[HandpayView]
+    two_person_won: int
+    next: int | None
+
+
+class OfflineSweep(BaseModel):
+    """The machines the sweep marked offline."""
+
+    offline: list[str]
+
+
+def alert_view(a, asset: str) -> AlertView:
     """An alert as the API shows it (times ISO 8601 UTC; response times in seconds)."""
     k = V.BY_KIND.get(a.kind)
-    return {
-        "id": a.id, "machine": asset, "kind": a.kind, "label": k.en if k else a.kind, "label_ko": k.ko if k else a.kind,
-        "severity": a.severity, "security": a.security, "state": a.state, "event_id": a.event_id,
-        "repeats": a.repeats, "detail": a.detail or {},
-        "opened_at": _iso(a.opened_at),
-        "acknowledged_at": _iso(a.acknowledged_at), "acknowledged_by": a.acknowledged_by,
-        "dispatched_at": _iso(a.dispatched_at), "dispatched_by": a.dispatched_by, "dispatched_to": a.dispatched_to,
-        "resolved_at": _iso(a.resolved_at), "resolved_by": a.resolved_by, "resolution": a.resolution,
-        "response": {"ack_s": A.seconds_between(a.opened_at, a.acknowledged_at),
-                     "dispatch_s": A.seconds_between(a.opened_at, a.dispatched_at),
-                     "resolve_s": A.seconds_between(a.opened_at, a.resolved_at)},
-    }
+    return AlertView(
+        id=a.id, machine=asset, kind=a.kind, label=k.en if k else a.kind, label_ko=k.ko if k else a.kind,
+        severity=a.severity, security=a.security, state=a.state, event_id=a.event_id,
+        repeats=a.repeats, detail=a.detail or {},
+        opened_at=_iso(a.opened_at),
+        acknowledged_at=_iso(a.acknowledged_at), acknowledged_by=a.acknowledged_by,
+        dispatched_at=_iso(a.dispatched_at), dispatched_by=a.dispatched_by, dispatched_to=a.dispatched_to,
+        resolved_at=_iso(a.resolved_at), resolved_by=a.resolved_by, resolution=a.resolution,
+        response=ResponseTimes(ack_s=A.seconds_between(a.opened_at, a.acknowledged_at),
+                               dispatch_s=A.seconds_between(a.opened_at, a.dispatched_at),
+                               resolve_s=A.seconds_between(a.opened_at, a.resolved_at)),
+    )
 
 
-def event_view(e, asset: str) -> dict:
+def event_view(e, asset: str, model: type[EventView] = EventView, **extra) -> EventView:
+    """An event as the API shows it (``model``: :class:`ReportedEvent` with its ``alert_id`` in ``extra``)."""
     k = V.BY_KIND.get(e.kind)
-    return {"id": e.id, "machine": asset, "at": _iso(e.at), "reported_at": _iso(e.reported_at), "kind": e.kind,
-            "label": k.en if k else e.kind, "label_ko": k.ko if k else e.kind,
-            "severity": k.severity if k else V.INFO, "sas_code": e.sas_code,
-            "sas_hex": None if e.sas_code is None else f"0x{e.sas_code:02X}", "source": e.source,
-            "game_number": e.game_number, "detail": e.detail or {}}
+    return model(id=e.id, machine=asset, at=_iso(e.at), reported_at=_iso(e.reported_at), kind=e.kind,
+                 label=k.en if k else e.kind, label_ko=k.ko if k else e.kind,
+                 severity=k.severity if k else V.INFO, sas_code=e.sas_code,
+                 sas_hex=None if e.sas_code is None else f"0x{e.sas_code:02X}", source=e.source,
+                 game_number=e.game_number, detail=e.detail or {}, **extra)
 
 
-def handpay_view(h, asset: str, two_person_won: int) -> dict:
-    return {"id": h.id, "machine": asset, "source": h.source, "hit_id": h.hit_id, "amount": h.amount,
-            "state": h.state, "created_at": _iso(h.created_at),
-            "signers_needed": A.signers_needed(h.amount, two_person_won),
-            "signer1": h.signer1, "signer1_role": h.signer1_role, "signed1_at": _iso(h.signed1_at),
-            "signer2": h.signer2, "signer2_role": h.signer2_role, "signed2_at": _iso(h.signed2_at),
-            "paid_at": _iso(h.paid_at), "payout": h.payout or {}}
+def handpay_view(h, asset: str, two_person_won: int) -> HandpayView:
+    return HandpayView(id=h.id, machine=asset, source=h.source, hit_id=h.hit_id, amount=h.amount,
+                       state=h.state, created_at=_iso(h.created_at),
+                       signers_needed=A.signers_needed(h.amount, two_person_won),
+                       signer1=h.signer1, signer1_role=h.signer1_role, signed1_at=_iso(h.signed1_at),
+                       signer2=h.signer2, signer2_role=h.signer2_role, signed2_at=_iso(h.signed2_at),
+                       paid_at=_iso(h.paid_at), payout=h.payout or {})
 
 
 class FloorEventsService:
@@ -151,15 +278,15 @@ class FloorEventsService:
         return at.astimezone(ZoneInfo(self.settings.timezone)).timetz()
 
     # ------------------------------------------------------------------ machine reports
-    def report(self, principal: Principal, asset: str, events: list[dict], idem_key: str | None = None
-               ) -> tuple[int, dict, bool]:
+    def report(self, principal: Principal, asset: str, events: list[dict], key: OnceKey) -> Once[EventBatch]:
         """Record a batch of events a machine reported. ``events``: [{kind?, sas_code?, reported_at?, game_number?,
         amount?, detail?}] (each needs ``kind`` or ``sas_code``; ``amount``: won, the amount a handpay pending
         names, kept in the event's detail: the queued handpay is the machine's cashable credits).
 
         All or nothing: an unknown kind / code anywhere refuses the batch (422 naming ``events[i].kind`` or
-        ``events[i].sas_code``). Returns 201 ``{machine, events: [event + alert_id]}``; with an Idempotency-Key a
-        retry returns the first response. 403 for another machine's key or a staff token."""
+        ``events[i].sas_code``). Returns :class:`EventBatch` (each event with the alert it opened); the
+        Idempotency-Key is optional here: with one (``key.key``) a retry returns the first result and records
+        nothing, without one every call records its events. 403 for another machine's key or a staff token."""
         from slotsys.kernel.checks import require_machine
 
         require_machine(principal, asset)
@@ -171,22 +298,21 @@ class FloorEventsService:
                 self.ctx.metrics.event_refused(err.field)
                 raise ValidationFailed(str(err), field=f"events[{i}].{err.field}") from None
 
-        def fn(uow) -> dict:
+        def fn(uow) -> EventBatch:
             now = self.ctx.clock.now()
             m = uow.machines.get(asset, for_update=True)
             self._mark_heard(uow, m, now)
             out = [self._apply(uow, m, kind, e, now) for kind, e in zip(resolved, events)]
-            return {"machine": asset, "events": out}
+            return EventBatch(machine=asset, events=out)
 
-        if idem_key:
-            r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"events/{asset}", events)), fn, status=201)
-            return r.status, r.body, r.replayed
+        if key.key:
+            return run_once(self.ctx, key, fn, result=EventBatch)
         with self.ctx.uow() as uow:
-            body = fn(uow)
+            batch = fn(uow)
             uow.commit()
-        return 201, body, False
+        return Once(batch, False)
 
-    def _apply(self, uow, m, kind: V.EventKind, e: dict, now: datetime) -> dict:
+    def _apply(self, uow, m, kind: V.EventKind, e: dict, now: datetime) -> ReportedEvent:
         detail = dict(e.get("detail") or {})
         if e.get("amount") is not None:
             detail["amount"] = e["amount"]
@@ -221,7 +347,7 @@ class FloorEventsService:
                                      security=security)
         if kind.kind == "handpay_pending":
             self._queue_machine_handpay(uow, m, now)
-        return {**event_view(row, m.asset_number), "alert_id": alert.id if alert is not None else None}
+        return event_view(row, m.asset_number, ReportedEvent, alert_id=alert.id if alert is not None else None)
 
     def _queue_machine_handpay(self, uow, m, now: datetime) -> None:
         """A machine's handpay pending: its cashable credits (cashable + non-restricted promotional, the amount a
@@ -298,9 +424,10 @@ class FloorEventsService:
             self._clear(uow, m, "comms_lost", "comms_restored", now)
             log.info("machine.comms_restored", machine=m.asset_number)
 
-    def sweep_offline(self) -> dict:
+    def sweep_offline(self) -> OfflineSweep:
         """Mark offline every online machine not heard for ``machine_offline_after_s``: a ``comms_lost`` event
-        (source ``system``, detail ``last_heard_at``) and a critical alert each. Returns ``{offline: [assets]}``."""
+        (source ``system``, detail ``last_heard_at``) and a critical alert each. Returns the assets
+        (:class:`OfflineSweep`)."""
         now = self.ctx.clock.now()
         cutoff = now - timedelta(seconds=self.settings.machine_offline_after_s)
         went = []
@@ -319,13 +446,13 @@ class FloorEventsService:
                 self._heard.pop(asset, None)
         if went:
             log.warning("machine.comms_lost", machines=went)
-        return {"offline": went}
+        return OfflineSweep(offline=went)
 
     # ------------------------------------------------------------------ reads
     def events(self, principal: Principal, asset: str, *, kind: str | None, since: datetime | None,
-               before_id: int | None, limit: int) -> dict:
-        """A machine's event log, newest first (staff: attendant, supervisor, operator, auditor). ``next``: the
-        cursor (``before_id``) of the next page, or None."""
+               before_id: int | None, limit: int) -> MachineEventLog:
+        """A machine's event log, newest first (staff: attendant, supervisor, operator, auditor), with its link
+        (online, last heard). ``next``: the cursor (``before_id``) of the next page, or None. 422 ``kind``."""
         require_role(principal, *READ_ROLES)
         if kind is not None and kind not in V.BY_KIND:
             raise ValidationFailed(f"unknown event kind {kind!r}", field="kind")
@@ -333,16 +460,19 @@ class FloorEventsService:
             m = uow.machines.get(asset)
             rows = uow.machine_events.for_machine(m.id, kind=kind, since=since, before_id=before_id, limit=limit)
             link = uow.floor_events.link(m.id)
-            return {"machine": asset, "link": _link_view(link),
-                    "events": [event_view(e, asset) for e in rows],
-                    "next": rows[-1].id if len(rows) == limit else None}
+            return MachineEventLog(machine=asset, link=_link_view(link),
+                                   events=[event_view(e, asset) for e in rows],
+                                   next=rows[-1].id if len(rows) == limit else None)
 
-    def vocabulary(self) -> dict:
+    def vocabulary(self) -> dict[str, list[dict[str, Any]]]:
+        """``{"kinds": [...]}``: every event kind with its SAS code, labels (English, Korean), severity, alert and
+        security flags (``slotsys.floor.domain.machine_events.VOCABULARY``)."""
         return {"kinds": [k.to_dict() for k in V.VOCABULARY]}
 
     def alerts(self, principal: Principal, *, state: str | None, machine: str | None, kind: str | None,
-               security: bool | None, since: datetime | None, before_id: int | None, limit: int) -> dict:
-        """Alerts, newest first. ``state``: one state, or ``active`` (open, acknowledged, dispatched)."""
+               security: bool | None, since: datetime | None, before_id: int | None, limit: int) -> AlertPage:
+        """Alerts, newest first. ``state``: one state, or ``active`` (open, acknowledged, dispatched); 422
+        ``state``; 404 ``asset`` for an unknown ``machine``."""
         require_role(principal, *READ_ROLES)
         if state is not None and state != "active" and state not in A.STATES:
             raise ValidationFailed(f"state must be active or one of {', '.join(A.STATES)}", field="state")
@@ -351,13 +481,14 @@ class FloorEventsService:
             machine_id = uow.machines.get(machine).id if machine else None
             rows = uow.floor_events.alerts(states=states, machine_id=machine_id, kind=kind, security=security,
                                            since=since, before_id=before_id, limit=limit)
-            return {"alerts": [alert_view(a, asset) for a, asset in rows],
-                    "next": rows[-1][0].id if len(rows) == limit else None}
+            return AlertPage(alerts=[alert_view(a, asset) for a, asset in rows],
+                             next=rows[-1][0].id if len(rows) == limit else None)
 
     # ------------------------------------------------------------------ alert transitions
     def transition(self, principal: Principal, alert_id: int, action: str, *, to: str | None = None,
-                   note: str = "") -> dict:
-        """``acknowledge`` | ``dispatch`` (``to``: the attendant sent; default the caller) | ``resolve`` (``note``).
+                   note: str = "") -> AlertView:
+        """``acknowledge`` | ``dispatch`` (``to``: the attendant sent; default the caller) | ``resolve`` (``note``);
+        returns the alert after.
 
         Attendant or supervisor (admin). The alert row is locked: of two concurrent calls one wins, the other
         gets 409 (``InvalidTransition``) naming the state. 404 unknown alert."""
@@ -404,7 +535,7 @@ class FloorEventsService:
                 if credits.cashable + credits.nonrestricted == 0:
                     h.state, h.payout = "cancelled", {"closed": "the machine has no cashable credits left"}
 
-    def handpays(self, principal: Principal, *, state: str | None, before_id: int | None, limit: int) -> dict:
+    def handpays(self, principal: Principal, *, state: str | None, before_id: int | None, limit: int) -> HandpayQueue:
         """The handpay queue, newest first (attendant, supervisor, operator, auditor). ``state``: pending | paid."""
         require_role(principal, *READ_ROLES)
         if state is not None and state not in ("pending", "paid", "cancelled"):
@@ -412,23 +543,24 @@ class FloorEventsService:
         with self.ctx.uow() as uow:
             self._sync_queue(uow)
             rows = uow.floor_events.handpays(states=(state,) if state else None, before_id=before_id, limit=limit)
-            out = {"handpays": [handpay_view(h, asset, self.settings.handpay_two_person_won) for h, asset in rows],
-                   "two_person_won": self.settings.handpay_two_person_won,
-                   "next": rows[-1][0].id if len(rows) == limit else None}
+            out = HandpayQueue(handpays=[handpay_view(h, asset, self.settings.handpay_two_person_won) for h, asset in rows],
+                               two_person_won=self.settings.handpay_two_person_won,
+                               next=rows[-1][0].id if len(rows) == limit else None)
             uow.commit()
         return out
 
-    def sign(self, principal: Principal, handpay_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
+    def sign(self, principal: Principal, handpay_id: int, key: OnceKey) -> Once[HandpayView]:
         """Sign a pending handpay (Idempotency-Key). The first signature is the paying attendant's (attendant or
         supervisor); a handpay of at least ``handpay_two_person_won`` also needs a second signature, by a
         different person with the supervisor or admin role. With the last needed signature the handpay is paid:
         a jackpot handpay in cash from the cage (``jackpot_controller.services.awards.pay_handpay``), cancelled
         credits with a handpay receipt (``tito.services.tickets.issue_handpay_receipt``); both recorded in the
-        audit log. Refusals: 409 already paid / signed by this person / wrong second signer (recorded as refused)."""
+        audit log. Returns the handpay after (:class:`HandpayView`). Refusals: 404 ``handpay_id``; 409 already
+        paid / signed by this person / wrong second signer (recorded as refused)."""
         require_role(principal, *HANDPAY_SIGN_ROLES)
         refusal: list[str] = []
 
-        def fn(uow) -> dict:
+        def fn(uow) -> HandpayView:
             now = self.ctx.clock.now()
             h = uow.floor_events.handpay(handpay_id, for_update=True)
             if h is None:
@@ -455,13 +587,12 @@ class FloorEventsService:
             return handpay_view(h, asset, self.settings.handpay_two_person_won)
 
         try:
-            r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"handpays/{handpay_id}/sign", None)), fn)
+            return run_once(self.ctx, key, fn, result=HandpayView)
         except Conflict as e:
             if refusal:
                 audit_log.record_refusal(self.ctx.uow, principal, "handpay.sign", f"handpay:{handpay_id}", e.code,
                                          reason=refusal[0])
             raise
-        return r.status, r.body, r.replayed
 
     def _pay(self, uow, h, asset: str) -> dict:
         if h.source == "jackpot":
@@ -475,7 +606,7 @@ class FloorEventsService:
         return {"receipt": self.tickets.handpay_receipt(uow, m, h.signer1)}
 
 
-def _link_view(link) -> dict | None:
+def _link_view(link) -> LinkView | None:
     if link is None:
         return None
-    return {"online": link.online, "last_heard_at": _iso(link.last_heard_at), "offline_since": _iso(link.offline_since)}
+    return LinkView(online=link.online, last_heard_at=_iso(link.last_heard_at), offline_since=_iso(link.offline_since))

@@ -19,10 +19,12 @@ changes nothing and is recorded as a ``game_report_refused`` machine event in a 
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable, Mapping, TypeVar
 
 import structlog
+from pydantic import BaseModel
 
 from slotsys.floor.domain.machine import Machine
 from slotsys.kernel.errors import DomainError, Forbidden, MachineLocked, NotFound, Unauthorized
@@ -41,7 +43,7 @@ from slotsys.kernel import audit_log
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.floor.services.play import PlayPorts, account_game, stake
 from slotsys.kernel.checks import require_machine
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from slotsys.floor.services.event_log import record_system_event
 
 log = structlog.get_logger("slotsys.machine_games")
@@ -49,6 +51,96 @@ log = structlog.get_logger("slotsys.machine_games")
 REFUSED = "game_report_refused"
 MISMATCH = "meter_mismatch"
 SKIPPED = "game_number_skipped"
+R = TypeVar("R", bound=BaseModel)
+
+
+# ------------------------------------------------------------------ results (money won; ``*_credits`` credits)
+class Reconciled(BaseModel):
+    """A report's meters against the system's after accounting: ``balanced``, else each ``mismatches`` item
+    (meter, system, machine, difference = system − machine), each recorded as a ``meter_mismatch`` event."""
+
+    balanced: bool
+    mismatches: list[dict[str, Any]]
+
+
+class ReportedGame(BaseModel):
+    """One machine-decided game accounted: the bet option (``bet``: its credits and ``won``), the win, the
+    evaluated outcome when stops were reported (``stops`` / ``window`` null otherwise), mystery ``jackpots`` to pay
+    as a bonus, the cashable ``credits`` before and after, the ``stake`` from each credit meter, the game numbers
+    ``skipped`` before this one (``{"first", "last"}`` or null), the ``reconciliation`` of meters reported with it
+    (null without), the ledger ``entry`` and the carded ``player``'s points (null if uncarded)."""
+
+    machine: str
+    outcome_source: str
+    game_number: int
+    game: str
+    denomination: int
+    bet: dict[str, Any]
+    total_win_credits: int
+    total_win: int
+    stops: list[int] | None
+    window: list[list[Any]] | None
+    wins: list[dict[str, Any]]
+    free_games: list[dict[str, Any]]
+    progressive: list[str]
+    jackpots: list[dict[str, Any]]
+    credits_before: int
+    credits: int
+    stake: dict[str, int]
+    skipped: dict[str, int] | None
+    reconciliation: Reconciled | None
+    entry: int
+    player: dict[str, Any] | None
+
+
+class ReportedMeters(BaseModel):
+    """The game(s) derived from a meters-at-game-end report: how many (``games``), the last ``game_number``, the
+    bet (``{"credits", "won"}``) and win over all of them, and the reconciliation of the meters reported."""
+
+    machine: str
+    outcome_source: str
+    games: int
+    game_number: int
+    game: str
+    denomination: int
+    bet: dict[str, int]
+    total_win_credits: int
+    total_win: int
+    jackpots: list[dict[str, Any]]
+    credits_before: int
+    credits: int
+    stake: dict[str, int]
+    reconciliation: Reconciled
+    entry: int
+    player: dict[str, Any] | None
+
+
+class MachineReconciliation(BaseModel):
+    """A machine's last reported meters against the system's (see :meth:`MachineGameService.reconciliation`)."""
+
+    machine: str
+    outcome_source: str
+    system: dict[str, int]
+    reported: dict[str, Any] | None
+    comparable: bool
+    mismatches: list[dict[str, Any]]
+    balanced: bool | None
+    exceptions: list[dict[str, Any]]
+    skipped_games: list[dict[str, Any]]
+    refused_reports: list[dict[str, Any]]
+
+
+class FloorReconciliation(BaseModel):
+    """The machine-mode machines reconciled (``machines``), those with a difference, those not comparable."""
+
+    machines: int
+    mismatched: list[str]
+    not_comparable: list[str]
+
+
+class OutcomeSource(BaseModel):
+    machine: str
+    outcome_source: str
 
 
 class _NoProgressive:
@@ -116,19 +208,20 @@ class MachineGameService:
         self.play = play
 
     # ------------------------------------------------------------ enrolment setting
-    def set_outcome_source(self, principal: Principal | None, asset: str, source: Any, *, reason: str = "") -> dict:
+    def set_outcome_source(self, principal: Principal | None, asset: str, source: Any, *,
+                           reason: str = "") -> OutcomeSource:
         """Switch a machine between server-decided and machine-reported play (audit-logged as
-        ``machine.outcome_source``). Returns ``{"machine", "outcome_source"}``; 422 ``outcome_source``."""
+        ``machine.outcome_source``). Returns :class:`OutcomeSource`; 422 ``outcome_source``; 404 ``asset``."""
         set_outcome_sources(self.ctx.uow, {asset: source}, principal=principal, reason=reason)
-        return {"machine": asset, "outcome_source": source}
+        return OutcomeSource(machine=asset, outcome_source=source)
 
     # ------------------------------------------------------------ a reported game
-    def report_game(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Account for one game the machine decided. ``body``: the fields of
+    def report_game(self, principal: Principal, asset: str, report: GameReport, key: OnceKey) -> Once[ReportedGame]:
+        """Account for one game the machine decided, exactly once per ``key``. ``report``:
         :class:`slotsys.floor.domain.machine_reports.GameReport` (``meters`` optional: the machine's meters after
         the game, reconciled at once).
 
-        Response: ``game_number``, ``game``, ``denomination``, ``bet`` (the option, ``credits``, ``won``),
+        Returns :class:`ReportedGame`: ``game_number``, ``game``, ``denomination``, ``bet`` (the option, ``credits``, ``won``),
         ``total_win_credits``, ``total_win`` (won), ``stops``/``window``/``wins``/``free_games`` (evaluated
         when stops were reported, else null/empty), ``progressive``, ``jackpots`` (mystery awards to pay on the
         machine as a bonus: listed when decided in this transaction, as the spin's), ``credits_before``,
@@ -137,9 +230,8 @@ class MachineGameService:
         meters), ``entry``, ``player``. Errors: 409 ``outcome_source`` (server mode), 409 ``game_number``
         (repeated / out of order), 422 naming the field (see the domain rules), 409 insufficient credits."""
         require_machine(principal, asset)
-        report = GameReport(**body)
 
-        def fn(uow) -> dict:
+        def fn(uow) -> ReportedGame:
             m, credits, carded = uow.machines.get_for_play(asset)
             _active(m)
             require_mode(m.outcome_source, "machine", asset)
@@ -174,31 +266,33 @@ class MachineGameService:
                 after = _after(before, bet_won, win_won, acc["jackpot_won"], games=1)
                 mism = _reconcile_into(uow, self.ctx, m, after, reported, source="api", game_number=checked.game_number,
                                        trigger="game_report")
-                rec = {"balanced": not mism, "mismatches": mism}
-            return {
-                "machine": asset, "outcome_source": "machine", "game_number": checked.game_number, "game": game.id,
-                "denomination": m.denomination, "bet": {**checked.option.to_dict(), "won": bet_won},
-                "total_win_credits": checked.win_credits, "total_win": win_won,
-                "stops": od["stops"], "window": od["window"], "wins": od["wins"], "free_games": od["free_games"],
-                "progressive": od["progressive"], "jackpots": acc["jackpots"],
-                "credits_before": acc["credits_before"], "credits": acc["credits"], "stake": split.to_dict(),
-                "skipped": {"first": checked.skipped[0], "last": checked.skipped[1]} if checked.skipped else None,
-                "reconciliation": rec, "entry": acc["entry"], "player": acc["player"],
-            }
+                rec = Reconciled(balanced=not mism, mismatches=mism)
+            return ReportedGame(
+                machine=asset, outcome_source="machine", game_number=checked.game_number, game=game.id,
+                denomination=m.denomination, bet={**checked.option.to_dict(), "won": bet_won},
+                total_win_credits=checked.win_credits, total_win=win_won,
+                stops=od["stops"], window=od["window"], wins=od["wins"], free_games=od["free_games"],
+                progressive=od["progressive"], jackpots=acc["jackpots"],
+                credits_before=acc["credits_before"], credits=acc["credits"], stake=split.to_dict(),
+                skipped={"first": checked.skipped[0], "last": checked.skipped[1]} if checked.skipped else None,
+                reconciliation=rec, entry=acc["entry"], player=acc["player"],
+            )
 
-        return self._once(principal, asset, idem_key, "games", body, fn, game_number=report.game_number)
+        return self._once(asset, key, dataclasses.asdict(report), fn, ReportedGame, game_number=report.game_number)
 
     # ------------------------------------------------------------ meters at game end
-    def report_meters(self, principal: Principal, asset: str, meters: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Account for the game(s) behind a meters-at-game-end report (``meters``: won and counts, see
-        :func:`slotsys.floor.domain.machine_reports.check_meters`). The baseline is the machine's last reported
-        meters (its system meters before any report). Response: ``games`` derived, ``game_number`` (the last),
+    def report_meters(self, principal: Principal, asset: str, meters: Mapping[str, int | None],
+                      key: OnceKey) -> Once[ReportedMeters]:
+        """Account for the game(s) behind a meters-at-game-end report, exactly once per ``key`` (``meters``: won
+        and counts, see :func:`slotsys.floor.domain.machine_reports.check_meters`). The baseline is the machine's
+        last reported meters (its system meters before any report). Returns :class:`ReportedMeters`: ``games``
+        derived, ``game_number`` (the last),
         ``bet`` / ``total_win`` (won, all games), ``jackpots``, ``credits_before``, ``credits``,
         ``reconciliation``, ``entry``, ``player``. Errors: 422 ``meters.<name>`` (decreasing, no game played,
         no bet offered, above the maximum award), 409 ``outcome_source``, 409 insufficient credits."""
         require_machine(principal, asset)
 
-        def fn(uow) -> dict:
+        def fn(uow) -> ReportedMeters:
             m, credits, carded = uow.machines.get_for_play(asset)
             _active(m)
             require_mode(m.outcome_source, "machine", asset)
@@ -223,27 +317,28 @@ class MachineGameService:
                            games_won=deltas.get("games_won"))
             mism = _reconcile_into(uow, self.ctx, m, after, reported, source="api", game_number=game_number,
                                    trigger="meters_report")
-            return {
-                "machine": asset, "outcome_source": "machine", "games": play.games, "game_number": game_number,
-                "game": game.id, "denomination": m.denomination,
-                "bet": {"credits": play.bet_credits, "won": bet_won}, "total_win_credits": play.win_credits,
-                "total_win": win_won, "jackpots": acc["jackpots"], "credits_before": acc["credits_before"],
-                "credits": acc["credits"], "stake": split.to_dict(),
-                "reconciliation": {"balanced": not mism, "mismatches": mism}, "entry": acc["entry"],
-                "player": acc["player"],
-            }
+            return ReportedMeters(
+                machine=asset, outcome_source="machine", games=play.games, game_number=game_number,
+                game=game.id, denomination=m.denomination,
+                bet={"credits": play.bet_credits, "won": bet_won}, total_win_credits=play.win_credits,
+                total_win=win_won, jackpots=acc["jackpots"], credits_before=acc["credits_before"],
+                credits=acc["credits"], stake=split.to_dict(),
+                reconciliation=Reconciled(balanced=not mism, mismatches=mism), entry=acc["entry"],
+                player=acc["player"],
+            )
 
-        return self._once(principal, asset, idem_key, "meters", meters, fn, game_number=None)
+        return self._once(asset, key, dict(meters), fn, ReportedMeters, game_number=None)
 
-    def _once(self, principal: Principal, asset: str, idem_key: str | None, what: str, payload: Any, fn,
-              *, game_number: int | None) -> tuple[int, dict, bool]:
+    def _once(self, asset: str, key: OnceKey, payload: dict[str, Any], fn: Callable[[Any], R], result: type[R],
+              *, game_number: int | None) -> Once[R]:
+        """``fn`` exactly once (write-behind); a refusal other than 401/403/404 is recorded as
+        ``game_report_refused`` (naming the ``payload`` value refused) and re-raised."""
         try:
-            r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"{what}/{asset}", payload)), fn, write_behind=True)
+            return run_once(self.ctx, key, fn, result=result, write_behind=True)
         except DomainError as e:
             if not isinstance(e, (NotFound, Forbidden, Unauthorized)):
                 self._refused(asset, e, payload, game_number)
             raise
-        return r.status, r.body, r.replayed
 
     def _refused(self, asset: str, err: DomainError, payload: Any, game_number: int | None) -> None:
         """Record a refused report (``game_report_refused``: field, reason, reported) in its own transaction."""
@@ -265,7 +360,7 @@ class MachineGameService:
         log.info("game_report_refused", machine=asset, field=err.field, reason=reason)
 
     # ------------------------------------------------------------ reconciliation
-    def reconciliation(self, asset: str) -> dict:
+    def reconciliation(self, asset: str) -> MachineReconciliation:
         """The machine's last reported meters against the system's (read-only; the exceptions shown are the
         ``meter_mismatch`` events recorded at each report and at the gaming-day close).
 
@@ -273,7 +368,7 @@ class MachineGameService:
         report's meters, ``game_number``, ``source``, ``at``; null before any), ``comparable`` (the last report
         is at the system's current game), ``mismatches`` (meter, system, machine, difference = system −
         machine), ``balanced`` (null when not comparable), ``exceptions`` (the last 20 ``meter_mismatch``),
-        ``skipped_games`` and ``refused_reports`` (the last 20 of each)."""
+        ``skipped_games`` and ``refused_reports`` (the last 20 of each). 404 ``asset``."""
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             return _reconciliation(uow, m)
@@ -293,32 +388,33 @@ def _events(uow, m: Machine, kind: str) -> list[dict]:
             for e in uow.machine_events.for_machine(m.id, kind=kind, limit=20)]
 
 
-def _reconciliation(uow, m: Machine) -> dict:
+def _reconciliation(uow, m: Machine) -> MachineReconciliation:
     system = system_meters(m)
     last = uow.meter_reports.latest(m.id)
     # only meters reported at the system's current game compare meter for meter (a later game was reported
     # without meters: "comparable" false until the machine reports them again)
     comparable = last is not None and last.game_number == m.game_seq
     mism = [x.to_dict() for x in reconcile(system, _report_dict(last))] if comparable else []
-    return {
-        "machine": m.asset_number, "outcome_source": m.outcome_source,
-        "system": {**system, "game_number": m.game_seq},
-        "reported": ({**{k: v for k, v in _report_dict(last).items() if v is not None},
-                      "game_number": last.game_number, "source": last.source, "at": last.at.isoformat()}
-                     if last else None),
-        "comparable": comparable, "mismatches": mism, "balanced": (not mism) if comparable else None,
-        "exceptions": _events(uow, m, MISMATCH),
-        "skipped_games": _events(uow, m, SKIPPED),
-        "refused_reports": _events(uow, m, REFUSED),
-    }
+    return MachineReconciliation(
+        machine=m.asset_number, outcome_source=m.outcome_source,
+        system={**system, "game_number": m.game_seq},
+        reported=({**{k: v for k, v in _report_dict(last).items() if v is not None},
+                   "game_number": last.game_number, "source": last.source, "at": last.at.isoformat()}
+                  if last else None),
+        comparable=comparable, mismatches=mism, balanced=(not mism) if comparable else None,
+        exceptions=_events(uow, m, MISMATCH),
+        skipped_games=_events(uow, m, SKIPPED),
+        refused_reports=_events(uow, m, REFUSED),
+    )
 
 
-def reconcile_floor(ctx: ServiceContext, *, trigger: str = "gaming_day_close", now: datetime | None = None) -> dict:
+def reconcile_floor(ctx: ServiceContext, *, trigger: str = "gaming_day_close",
+                    now: datetime | None = None) -> FloorReconciliation:
     """Reconcile every machine in machine mode (the gaming-day close, or on demand): each machine's last
     reported meters against the system's; each machine with a difference gets ONE ``meter_mismatch`` event
     (source ``system``, both figures). Nothing is corrected. A machine whose last meters were reported before
-    its current game (or never) cannot be compared: listed in ``not_comparable``. Returns ``{"machines",
-    "mismatched": [asset …], "not_comparable": [asset …]}``."""
+    its current game (or never) cannot be compared: listed in ``not_comparable``. Returns
+    :class:`FloorReconciliation`."""
     mismatched, stale, n = [], [], 0
     with ctx.uow() as uow:
         for m in uow.machines.all():
@@ -333,4 +429,4 @@ def reconcile_floor(ctx: ServiceContext, *, trigger: str = "gaming_day_close", n
                                game_number=m.game_seq, trigger=trigger):
                 mismatched.append(m.asset_number)
         uow.commit()
-    return {"machines": n, "mismatched": mismatched, "not_comparable": stale}
+    return FloorReconciliation(machines=n, mismatched=mismatched, not_comparable=stale)

@@ -13,12 +13,13 @@ expiry sweep). A player reads their own account with a player token (card number
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 
 import structlog
 
 from slotsys.players.services.ports import CardRecord as PlayerCard
-from slotsys.players.services.ports import CashDesk, MachineView as Machine
+from slotsys.players.services.ports import CashDesk, MachineView as Machine, PlayersUnitOfWork
 from slotsys.players.services.ports import ProgramSettings as LoyaltyProgram
 from slotsys.players.domain.player import Player, PlayerSession
 from slotsys.kernel import accounts
@@ -56,9 +57,34 @@ from slotsys.kernel.money import milli_to_won_floor
 from slotsys.kernel.security import hash_password, new_token, token_digest, verify_password
 from slotsys.players.services import loyalty_play as LP
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService, wallet_account
+from slotsys.players.services.results import (
+    CardIssued,
+    CardView,
+    JournalLine,
+    NextTier,
+    PlayerHistory,
+    PlayerToken,
+    PlayerView,
+    PointsBalance,
+    PointsExpiry,
+    PointsJournalPage,
+    ProgramConfig,
+    ProgramView,
+    RatingLine,
+    RuleView,
+    SessionRule,
+    SessionView,
+    TableRating,
+    TierBadge,
+    TierView,
+    TransferLine,
+    WalletMovement,
+    WalletRedemption,
+    WalletStatement,
+)
 from slotsys.kernel.accounts import MAIN_CAGE
 
 log = structlog.get_logger("slotsys.players")
@@ -147,9 +173,10 @@ def verify_pin(ctx: ServiceContext, raw_number: object, pin: object, *, actor: s
     raise PinIncorrect(f"wrong PIN ({left} tries left before the card is blocked)", field="pin", attempts_left=left)
 
 
-def pin_card(ctx: ServiceContext, body: dict, player_id: int, actor: str) -> int:
-    """Verify ``body["card_number"]``/``body["pin"]`` and that the card is this player's; returns the card id."""
-    card_id, owner = verify_pin(ctx, body.get("card_number"), body.get("pin"), actor=actor)
+def pin_card(ctx: ServiceContext, card_number: object, pin: object, player_id: int, actor: str) -> int:
+    """Verify ``card_number`` + ``pin`` (:func:`verify_pin`) and that the card is this player's (403 naming
+    ``card_number`` otherwise); returns the card id."""
+    card_id, owner = verify_pin(ctx, card_number, pin, actor=actor)
     if owner != player_id:
         raise Forbidden("this card belongs to another player", field="card_number")
     return card_id
@@ -160,25 +187,21 @@ def limits_of(p: LoyaltyProgram) -> TransferLimits:
     return TransferLimits(int(p.per_transfer_max_won), int(p.daily_to_machine_max_won), int(p.daily_to_wallet_max_won))
 
 
-def program_view(p: LoyaltyProgram) -> dict:
-    return {
-        "points_idle_days": p.points_idle_days,
-        "promo_won_per_point": p.promo_won_per_point,
-        "cash_won_per_point": p.cash_won_per_point,
-        "per_transfer_max_won": p.per_transfer_max_won,
-        "daily_to_machine_max_won": p.daily_to_machine_max_won,
-        "daily_to_wallet_max_won": p.daily_to_wallet_max_won,
-        "gaming_day_start_hour_utc": p.gaming_day_start_hour_utc,
-        "redemption_hold_seconds": p.redemption_hold_seconds,
-    }
+def program_view(p: LoyaltyProgram) -> ProgramView:
+    return ProgramView(**{name: getattr(p, name) for name in ProgramView.model_fields})
 
 
-def card_view(c: PlayerCard) -> dict:
-    return {"card_number": c.card_number, "status": c.status, "issued_at": c.issued_at.isoformat(),
-            "pin_failures": c.pin_failures}
+def card_view(c: PlayerCard) -> CardView:
+    return CardView(card_number=c.card_number, status=c.status, issued_at=c.issued_at.isoformat(),
+                    pin_failures=c.pin_failures)
 
 
-def session_view(s: PlayerSession, m: Machine, now: datetime) -> dict:
+def tier_view(t) -> TierView:
+    return TierView(code=t.code, name=t.name, threshold_points=t.threshold_points,
+                    multiplier_permille=t.multiplier_permille)
+
+
+def session_view(s: PlayerSession, m: Machine, now: datetime) -> SessionView:
     """A session: its meters are the change of the machine's meters since card-in (up to card-out,
     or up to now while open): coin-in, coin-out, jackpots, games played and won (won / counts);
     time played (s); theoretical win (won, rounded down, and milli-won); points earned
@@ -187,29 +210,30 @@ def session_view(s: PlayerSession, m: Machine, now: datetime) -> dict:
     end = s.ended_at or now
     last = {k: (getattr(m, k) if s.status == "open" else getattr(s, f"end_{k}")) for k in SESSION_METERS}
     meters = meter_delta({k: getattr(s, f"start_{k}") for k in SESSION_METERS}, last)
-    return {
-        "session": s.id,
-        "player": s.player_id,
-        "machine": m.asset_number,
-        "status": s.status,
-        "started_at": s.started_at.isoformat(),
-        "ended_at": s.ended_at.isoformat() if s.ended_at else None,
-        "last_game_at": s.last_game_at.isoformat() if s.last_game_at else None,
-        "time_played_seconds": max(0, int((end - s.started_at).total_seconds())),
-        "rule": {"scope": s.rule_scope, "basis": s.rule_basis, "won_per_point": s.rule_won_per_point},
-        "meters": meters,
-        "jackpots_in_games": s.jackpot_out,
-        "player_net_won": meters["coin_out"] + meters["jackpot_out"] - meters["coin_in"],
-        "theo_win": milli_to_won_floor(s.theo_milli),
-        "theo_milli": s.theo_milli,
-        "points_earned_milli": s.points_milli,
-        "ended_by": s.ended_by or None,
-    }
+    return SessionView(
+        session=s.id,
+        player=s.player_id,
+        machine=m.asset_number,
+        status=s.status,
+        started_at=s.started_at.isoformat(),
+        ended_at=s.ended_at.isoformat() if s.ended_at else None,
+        last_game_at=s.last_game_at.isoformat() if s.last_game_at else None,
+        time_played_seconds=max(0, int((end - s.started_at).total_seconds())),
+        rule=SessionRule(scope=s.rule_scope, basis=s.rule_basis, won_per_point=s.rule_won_per_point),
+        meters=meters,
+        jackpots_in_games=s.jackpot_out,
+        player_net_won=meters["coin_out"] + meters["jackpot_out"] - meters["coin_in"],
+        theo_win=milli_to_won_floor(s.theo_milli),
+        theo_milli=s.theo_milli,
+        points_earned_milli=s.points_milli,
+        ended_by=s.ended_by or None,
+    )
 
 
-def player_view(uow, player: Player, now: datetime) -> dict:
+def player_view(uow, player: Player, now: datetime, model: type[PlayerView] = PlayerView, **extra) -> PlayerView:
     """A player's account: tier, points (whole, progress in milli-points, held by pending machine
-    redemptions, available, value at the program's rates, expiry), wallet (won), cards, session."""
+    redemptions, available, value at the program's rates, expiry), wallet (won), cards, session. ``model``: the
+    :class:`PlayerView` subclass to build, given its own fields in ``extra`` (``CardIssued``: ``card_number``)."""
     prog = uow.players.program()
     tiers = LP.tiers(uow)
     tier = next((t for t in tiers if t.code == player.tier_code), None)
@@ -220,31 +244,32 @@ def player_view(uow, player: Player, now: datetime) -> dict:
     held = uow.players.live_held_milli(player.id, now)
     available = max(balance - held, 0) // MILLI_PER_POINT
     open_s = uow.players.open_session_for_player(player.id)
-    return {
-        "player": player.id,
-        "name": player.name,
-        "enrolled_at": player.enrolled_at.isoformat(),
-        "tier": {"code": player.tier_code, "name": tier.name if tier else player.tier_code,
-                 "multiplier_permille": tier.multiplier_permille if tier else 1000},
-        "tier_points": player.tier_points_milli // MILLI_PER_POINT,
-        "next_tier": ({"code": nxt.code, "threshold_points": nxt.threshold_points,
-                       "points_to_go": max(0, nxt.threshold_points - player.tier_points_milli // MILLI_PER_POINT)}
-                      if nxt else None),
-        "points": {
-            "balance": balance // MILLI_PER_POINT,
-            "progress_milli": balance % MILLI_PER_POINT,
-            "balance_milli": balance,
-            "held": held // MILLI_PER_POINT,
-            "available": available,
-            "value_promo_won": redemption_value(available, prog.promo_won_per_point) if available else 0,
-            "value_cash_won": redemption_value(available, prog.cash_won_per_point) if available else 0,
-            "expires_at": points_expire_at(player.last_activity_at, prog.points_idle_days).isoformat(),
-            "expired": expired,
-        },
-        "wallet": WalletService.balances(uow, player.id),
-        "cards": [card_view(c) for c in uow.players.cards_of(player.id)],
-        "session": session_view(open_s, uow.machines.get_by_id(open_s.machine_id), now) if open_s else None,
-    }
+    return model(
+        **extra,
+        player=player.id,
+        name=player.name,
+        enrolled_at=player.enrolled_at.isoformat(),
+        tier=TierBadge(code=player.tier_code, name=tier.name if tier else player.tier_code,
+                       multiplier_permille=tier.multiplier_permille if tier else 1000),
+        tier_points=player.tier_points_milli // MILLI_PER_POINT,
+        next_tier=(NextTier(code=nxt.code, threshold_points=nxt.threshold_points,
+                            points_to_go=max(0, nxt.threshold_points - player.tier_points_milli // MILLI_PER_POINT))
+                   if nxt else None),
+        points=PointsBalance(
+            balance=balance // MILLI_PER_POINT,
+            progress_milli=balance % MILLI_PER_POINT,
+            balance_milli=balance,
+            held=held // MILLI_PER_POINT,
+            available=available,
+            value_promo_won=redemption_value(available, prog.promo_won_per_point) if available else 0,
+            value_cash_won=redemption_value(available, prog.cash_won_per_point) if available else 0,
+            expires_at=points_expire_at(player.last_activity_at, prog.points_idle_days).isoformat(),
+            expired=expired,
+        ),
+        wallet=WalletService.balances(uow, player.id),
+        cards=[card_view(c) for c in uow.players.cards_of(player.id)],
+        session=session_view(open_s, uow.machines.get_by_id(open_s.machine_id), now) if open_s else None,
+    )
 
 
 def require_reader(principal: Principal, player_id: int) -> None:
@@ -257,13 +282,30 @@ def require_reader(principal: Principal, player_id: int) -> None:
 
 
 # ------------------------------------------------------------------ table ratings (also for table_games)
+@dataclasses.dataclass(frozen=True)
+class TablePlay:
+    """A stretch of table play to rate: the ``table`` code (1-20 characters), its pit ``area`` (1-20), the ``game``
+    (1-40), the ``average_bet`` (won), ``minutes`` played, ``decisions_per_hour`` and the game's ``house_edge_ppm``
+    (parts per million)."""
+
+    table: str
+    area: str
+    game: str
+    average_bet: int
+    minutes: int
+    decisions_per_hour: int
+    house_edge_ppm: int
+
+
 def rate_table_play(uow, player_id: int, *, table: str, area: str, game: str, average_bet: int, minutes: int,
-                    decisions_per_hour: int, house_edge_ppm: int, rated_by: str, now: datetime) -> dict:
+                    decisions_per_hour: int, house_edge_ppm: int, rated_by: str, now: datetime) -> TableRating:
     """Rate a stretch of table play inside the caller's unit of work (does not commit).
 
-    Handle = average bet × minutes / 60 × decisions per hour; theoretical win = handle × house
-    edge; points through the same accrual rules as slots (the table's own rule, else its pit
-    area's, else the default) at the player's tier multiplier. Returns the rating view.
+    Handle = average bet (won) × minutes / 60 × decisions per hour; theoretical win = handle × house edge
+    (``house_edge_ppm``, parts per million); points through the same accrual rules as slots (the table's own
+    rule, else its pit area's, else the default) at the player's tier multiplier. Returns :class:`TableRating`.
+    Raises ``ValidationFailed`` (422) naming ``table`` / ``area`` / ``game`` (1-20, 1-20, 1-40 characters) or a
+    figure out of range, ``NotFound`` (404 ``player_id``) for a player not enrolled.
     """
     for name, v in (("table", table), ("area", area), ("game", game)):
         if not isinstance(v, str) or not 1 <= len(v) <= (40 if name == "game" else 20):
@@ -280,20 +322,24 @@ def rate_table_play(uow, player_id: int, *, table: str, area: str, game: str, av
         rule_basis=rule.basis.value, rule_won_per_point=rule.won_per_point, handle_won=int(handle),
         theo_milli=acc.theo_milli, points_milli=acc.points_milli, rated_by=rated_by, created_at=now)
     LP.credit_points(uow, player, acc, kind="rating", now=now, rating_id=r.id, memo=f"{game} at {table}")
-    return {
-        "rating": r.id, "player": player.id, "table": table, "area": area, "game": game,
-        "average_bet": average_bet, "minutes": minutes, "decisions_per_hour": decisions_per_hour,
-        "house_edge_ppm": house_edge_ppm, "handle_won": int(handle), "theo_win": milli_to_won_floor(acc.theo_milli),
-        "theo_milli": acc.theo_milli, "points_earned_milli": acc.points_milli,
-        "rule": {"scope": rule.scope, "key": rule.key, "basis": rule.basis.value, "won_per_point": rule.won_per_point},
-        "points": player.points_milli // MILLI_PER_POINT, "tier": player.tier_code,
-    }
+    return TableRating(
+        rating=r.id, player=player.id, table=table, area=area, game=game,
+        average_bet=average_bet, minutes=minutes, decisions_per_hour=decisions_per_hour,
+        house_edge_ppm=house_edge_ppm, handle_won=int(handle), theo_win=milli_to_won_floor(acc.theo_milli),
+        theo_milli=acc.theo_milli, points_earned_milli=acc.points_milli,
+        rule=RuleView(scope=rule.scope, key=rule.key, basis=rule.basis.value, won_per_point=rule.won_per_point),
+        points=player.points_milli // MILLI_PER_POINT, tier=player.tier_code,
+    )
 
 
 # ------------------------------------------------------------------ the service
 class PlayerService:
     """The player club, the cage desk and the player's own reads. ``cash_desk``: the cashier's drawer (TITO's
-    cage), for cash deposits and withdrawals."""
+    cage), for cash deposits and withdrawals.
+
+    Exactly-once use cases take the request's :class:`~slotsys.kernel.idempotency.OnceKey` (built by the API from
+    the path and payload) and return ``Once[<result>]``: a replay with the same key returns the first result and
+    moves nothing (``Once.replayed``)."""
 
     def __init__(self, ctx: ServiceContext, cash_desk: CashDesk | None = None) -> None:
         self.ctx = ctx
@@ -303,16 +349,18 @@ class PlayerService:
         return self.ctx.clock.now()
 
     # -- enrolment and cards
-    def enrol(self, principal: Principal, name: object, pin: object, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Enrol a player at the lowest tier with a new card and PIN (host). Opens the wallet
-        (two ledger accounts at ₩0). Response 201: the player view and the card number."""
+    def enrol(self, principal: Principal, name: object, pin: object, key: OnceKey) -> Once[CardIssued]:
+        """Enrol a player at the lowest tier with a new card and PIN (host). Opens the wallet (two ledger accounts
+        at ₩0: ``player:<id>:cashable``, ``player:<id>:promo``). Returns :class:`CardIssued`: the card number and
+        the player's account. Errors: 403 not a host; 422 ``name`` (1-120 characters) / ``pin`` (4-6 digits);
+        404 when no tier is configured."""
         require_role(principal, "host")
         if not isinstance(name, str) or not name.strip() or len(name) > 120:
             raise ValidationFailed("name must be 1-120 characters", field="name")
         require_pin_format(pin)
         pin_hash = hash_password(pin)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> CardIssued:
             now = self._now()
             tiers = LP.tiers(uow)
             if not tiers:
@@ -322,10 +370,9 @@ class PlayerService:
                                             points_held_milli=0, last_activity_at=now, enrolled_at=now))
             card = self._new_card(uow, player.id, pin_hash, now, principal.id)
             WalletService.open(uow, player.id)
-            return {"card_number": card.card_number, **player_view(uow, player, now)}
+            return player_view(uow, player, now, CardIssued, card_number=card.card_number)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "players", [name])), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=CardIssued)
 
     def _new_card(self, uow, player_id: int, pin_hash: str, now: datetime, by: str) -> PlayerCard:
         for _ in range(10):
@@ -339,14 +386,14 @@ class PlayerService:
         uow.players.card_event(card, "issued", by, now)
         return card
 
-    def issue_card(self, principal: Principal, player_id: int, pin: object, idem_key: str | None) -> tuple[int, dict, bool]:
-        """A replacement card with a new PIN (host): the player's active card becomes ``replaced``
-        (a lost or blocked one keeps its state). Response 201 with the new card number."""
+    def issue_card(self, principal: Principal, player_id: int, pin: object, key: OnceKey) -> Once[CardIssued]:
+        """A replacement card with a new PIN (host): the player's active card becomes ``replaced`` (a lost or
+        blocked one keeps its state). Returns :class:`CardIssued` (the new card number). 404 ``player_id``."""
         require_role(principal, "host")
         require_pin_format(pin)
         pin_hash = hash_password(pin)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> CardIssued:
             now = self._now()
             player = uow.players.get(player_id, for_update=True)
             for c in uow.players.cards_of(player.id):
@@ -355,15 +402,16 @@ class PlayerService:
                     c.status_changed_at = now
                     uow.players.card_event(c, "replaced", principal.id, now)
             card = self._new_card(uow, player.id, pin_hash, now, principal.id)
-            return {"card_number": card.card_number, **player_view(uow, player, now)}
+            return player_view(uow, player, now, CardIssued, card_number=card.card_number)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/cards", None)), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=CardIssued)
 
-    def set_card_status(self, principal: Principal, raw_number: object, action: str) -> dict:
+    def set_card_status(self, principal: Principal, raw_number: object, action: str) -> CardView:
         """``lost`` (host, or the card's own player): the card stops working at once (an open
         session on it is left to end at card-out). ``unblock`` (host): a blocked card becomes
-        active with its PIN failure count reset. Both are logged in ``card_events``."""
+        active with its PIN failure count reset. Both are logged in ``card_events``. Returns the card
+        (:class:`CardView`); 404 ``card-not-on-file``, 422 ``card_number`` when the card is not in a state
+        the action applies to."""
         number = normalize_card_number(raw_number)
         now = self._now()
         with self.ctx.uow() as uow:
@@ -392,18 +440,19 @@ class PlayerService:
             return card_view(card)
 
     # -- player login (read-only token)
-    def login(self, raw_number: object, pin: object) -> dict:
+    def login(self, raw_number: object, pin: object) -> PlayerToken:
         """Card number + PIN → a player token (``pl_…``, 2 hours) for reading one's own account.
-        Wrong PINs count toward the same throttle and block as everywhere."""
+        Wrong PINs count toward the same throttle and block as everywhere (:func:`verify_pin`)."""
         _, player_id = verify_pin(self.ctx, raw_number, pin, actor="player-login")
         token = new_token("pl")
         expires = self._now() + timedelta(hours=PLAYER_TOKEN_HOURS)
         with self.ctx.uow() as uow:
             uow.players.add_token(token_digest(token), player_id, expires)
             uow.commit()
-        return {"token": token, "player": player_id, "expires_at": expires.isoformat()}
+        return PlayerToken(token=token, player=player_id, expires_at=expires.isoformat())
 
     def authenticate(self, token: str) -> Principal:
+        """A player token → ``Principal("player", "<player id>")``; 401 when unknown or expired."""
         with self.ctx.uow(readonly=True) as uow:
             pid = uow.players.player_for_token(token_digest(token), self._now())
         if pid is None:
@@ -411,12 +460,14 @@ class PlayerService:
         return Principal("player", str(pid))
 
     # -- reads
-    def view(self, principal: Principal, player_id: int) -> dict:
+    def view(self, principal: Principal, player_id: int) -> PlayerView:
+        """The player's account (the player, or host / cashier / pit / auditor); 404 ``player_id``."""
         require_reader(principal, player_id)
         with self.ctx.uow(readonly=True) as uow:
             return player_view(uow, uow.players.get(player_id), self._now())
 
-    def find_by_card(self, principal: Principal, raw_number: object) -> dict:
+    def find_by_card(self, principal: Principal, raw_number: object) -> PlayerView:
+        """The account of a card's player (host, cashier, pit, auditor); 404 ``card-not-on-file``."""
         require_role(principal, *READ_ROLES)
         number = normalize_card_number(raw_number)
         with self.ctx.uow(readonly=True) as uow:
@@ -425,47 +476,49 @@ class PlayerService:
                 raise CardNotOnFile("card number not on file", field="card_number")
             return player_view(uow, uow.players.get(card.player_id), self._now())
 
-    def sessions(self, principal: Principal, player_id: int, limit: int = 50) -> dict:
-        """Session history, newest first (machine sessions and table ratings)."""
+    def sessions(self, principal: Principal, player_id: int, limit: int = 50) -> PlayerHistory:
+        """Session history, newest first (machine sessions, table ratings, transfers; at most ``limit`` each)."""
         require_reader(principal, player_id)
         now = self._now()
         with self.ctx.uow(readonly=True) as uow:
             uow.players.get(player_id)
-            return {
-                "player": player_id,
-                "sessions": [session_view(s, m, now) for s, m in uow.players.sessions_of(player_id, limit)],
-                "table_ratings": [
-                    {"rating": r.id, "table": r.table_code, "area": r.area, "game": r.game, "average_bet": r.average_bet_won,
-                     "minutes": r.minutes, "decisions_per_hour": r.decisions_per_hour, "house_edge_ppm": r.house_edge_ppm,
-                     "handle_won": r.handle_won, "theo_win": milli_to_won_floor(r.theo_milli),
-                     "points_earned_milli": r.points_milli, "at": r.created_at.isoformat()}
+            return PlayerHistory(
+                player=player_id,
+                sessions=[session_view(s, m, now) for s, m in uow.players.sessions_of(player_id, limit)],
+                table_ratings=[
+                    RatingLine(rating=r.id, table=r.table_code, area=r.area, game=r.game, average_bet=r.average_bet_won,
+                               minutes=r.minutes, decisions_per_hour=r.decisions_per_hour,
+                               house_edge_ppm=r.house_edge_ppm, handle_won=r.handle_won,
+                               theo_win=milli_to_won_floor(r.theo_milli), points_earned_milli=r.points_milli,
+                               at=r.created_at.isoformat())
                     for r in uow.players.ratings_of(player_id, limit)
                 ],
-                "transfers": [
-                    {"transfer": t.id, "machine": a, "direction": t.direction, "via": t.via, "cashable": t.cashable_won,
-                     "promo": t.promo_won, "gaming_day": t.gaming_day.isoformat(), "at": t.created_at.isoformat()}
+                transfers=[
+                    TransferLine(transfer=t.id, machine=a, direction=t.direction, via=t.via, cashable=t.cashable_won,
+                                 promo=t.promo_won, gaming_day=t.gaming_day.isoformat(), at=t.created_at.isoformat())
                     for t, a in uow.players.transfers_of(player_id, limit)
                 ],
-            }
+            )
 
-    def points(self, principal: Principal, player_id: int, limit: int = 100) -> dict:
+    def points(self, principal: Principal, player_id: int, limit: int = 100) -> PointsJournalPage:
         """The points journal, newest first (milli-points, signed)."""
         require_reader(principal, player_id)
         with self.ctx.uow(readonly=True) as uow:
             p = uow.players.get(player_id)
-            return {
-                "player": player_id,
-                "balance_milli": p.points_milli,
-                "entries": [
-                    {"id": j.id, "kind": j.kind, "points_milli": j.points_milli, "balance_after_milli": j.balance_after_milli,
-                     "session": j.session_id, "rating": j.rating_id, "redemption": j.redemption_id, "entry": j.entry_id,
-                     "memo": j.memo, "at": j.created_at.isoformat()}
+            return PointsJournalPage(
+                player=player_id,
+                balance_milli=p.points_milli,
+                entries=[
+                    JournalLine(id=j.id, kind=j.kind, points_milli=j.points_milli,
+                                balance_after_milli=j.balance_after_milli, session=j.session_id, rating=j.rating_id,
+                                redemption=j.redemption_id, entry=j.entry_id, memo=j.memo, at=j.created_at.isoformat())
                     for j in uow.players.journal(player_id, limit)
                 ],
-            }
+            )
 
-    def statement(self, principal: Principal, player_id: int, wallet: str = "cashable", limit: int = 50) -> dict:
-        """Ledger postings on one wallet, newest first (won; + credits the wallet)."""
+    def statement(self, principal: Principal, player_id: int, wallet: str = "cashable", limit: int = 50) -> WalletStatement:
+        """Ledger postings on one wallet (``cashable`` | ``promo``), newest first (won; + credits the wallet;
+        ``limit`` 1-500); a wallet never opened has balance 0 and no entries."""
         require_reader(principal, player_id)
         code = wallet_account(player_id, wallet)
         with self.ctx.uow(readonly=True) as uow:
@@ -475,46 +528,47 @@ class PlayerService:
                 balance = uow.ledger.balance(code)
             except NotFound:
                 rows, balance = [], 0
-            return {"player": player_id, "wallet": wallet, "account": code, "balance": balance, "entries": rows}
+            return WalletStatement(player=player_id, wallet=wallet, account=code, balance=balance, entries=rows)
 
     # -- the cage: deposits and withdrawals (through the cashier's open drawer)
     def _drawer(self, uow, principal: Principal) -> str:
         """The ledger account of the cashier's open drawer (409 ``no-open-drawer-session``)."""
         return self.cash_desk.open_drawer_account(uow, principal.name)
 
-    def deposit(self, principal: Principal, player_id: int, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Cash deposited at the cage into the cashable wallet (cashier with an open drawer).
-        Ledger: Dr ``cage:MAIN:drawer:<drawer>`` / Cr ``player:<id>:cashable``."""
+    def deposit(self, principal: Principal, player_id: int, amount: object, key: OnceKey) -> Once[WalletMovement]:
+        """Cash deposited at the cage into the cashable wallet (cashier with an open drawer; ``amount`` won).
+        Ledger: Dr ``cage:MAIN:drawer:<drawer>`` / Cr ``player:<id>:cashable``. Returns :class:`WalletMovement`.
+        Errors: 403 not a cashier; 409 ``no-open-drawer-session``; 404 ``player_id``; 422 ``amount``."""
         require_role(principal, "cashier")
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> WalletMovement:
             drawer = self._drawer(uow, principal)
             entry = WalletService.transfer(uow, player_id=player_id, counter_account=drawer, amount=amount,
                                            direction="in", kind="wallet.deposit", memo=f"cash deposit ({principal.name})",
                                            refs={"drawer": drawer})
-            return {"player": player_id, "amount": amount, "entry": entry, "wallet": WalletService.balances(uow, player_id)}
+            return WalletMovement(player=player_id, amount=amount, entry=entry, wallet=WalletService.balances(uow, player_id))
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/deposit", amount)), fn)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=WalletMovement)
 
-    def withdraw(self, principal: Principal, player_id: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Cash paid out of the cashable wallet at the cage (cashier with an open drawer; the
-        player's card + PIN). Ledger: Dr ``player:<id>:cashable`` / Cr ``cage:MAIN:drawer:<drawer>``.
-        409 if the wallet (field amount) or the drawer is short."""
+    def withdraw(self, principal: Principal, player_id: int, card_number: object, pin: object, amount: object,
+                 key: OnceKey) -> Once[WalletMovement]:
+        """Cash paid out of the cashable wallet at the cage (cashier with an open drawer; the player's card + PIN,
+        checked first in a transaction of its own: :func:`verify_pin`). Ledger: Dr ``player:<id>:cashable`` / Cr
+        ``cage:MAIN:drawer:<drawer>``. Returns :class:`WalletMovement`. Errors: 409 ``insufficient-funds`` (field
+        ``amount``) when the wallet or the drawer is short; 403 another player's / a lost or blocked card or a
+        wrong PIN; 429 PIN throttled."""
         require_role(principal, "cashier")
-        amount = body.get("amount")
-        card_id = pin_card(self.ctx, body, player_id, principal.id)
+        card_id = pin_card(self.ctx, card_number, pin, player_id, principal.id)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> WalletMovement:
             self._recheck_card(uow, card_id)
             drawer = self._drawer(uow, principal)
             entry = WalletService.transfer(uow, player_id=player_id, counter_account=drawer, amount=amount,
                                            direction="out", kind="wallet.withdraw",
                                            memo=f"cash withdrawal ({principal.name})", refs={"drawer": drawer})
-            return {"player": player_id, "amount": amount, "entry": entry, "wallet": WalletService.balances(uow, player_id)}
+            return WalletMovement(player=player_id, amount=amount, entry=entry, wallet=WalletService.balances(uow, player_id))
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/withdraw", amount)), fn)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=WalletMovement)
 
     @staticmethod
     def _recheck_card(uow, card_id: int) -> None:
@@ -522,22 +576,23 @@ class PlayerService:
         refuse_unusable(card)
 
     # -- redemption to the wallet (one phase: no machine to acknowledge)
-    def redeem_to_wallet(self, principal: Principal, player_id: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+    def redeem_to_wallet(self, principal: Principal, player_id: int, card_number: object, pin: object,
+                         points: object, kind: object, key: OnceKey) -> Once[WalletRedemption]:
         """Points → the wallet at the program's rate (host or cashier; the player's card + PIN).
 
         ``kind`` ``promo`` credits the promotional wallet (points × promo rate), ``cash`` the
         cashable wallet (points × cash rate). Ledger: Dr ``loyalty:comps:<kind>`` / Cr the
-        wallet; points journal: ``redeem`` −points. 409 ``insufficient-points`` (field points)
-        when fewer whole points are available (balance − held); nothing moves.
+        wallet; points journal: ``redeem`` −points. Returns :class:`WalletRedemption`. 409
+        ``insufficient-points`` (field points) when fewer whole points are available (balance − held);
+        nothing moves. 422 ``points`` / ``kind``.
         """
         require_role(principal, "host", "cashier")
-        points = require_points(body.get("points"))
-        kind = body.get("kind")
+        points = require_points(points)
         if kind not in ("promo", "cash"):
             raise ValidationFailed("kind must be promo or cash", field="kind")
-        card_id = pin_card(self.ctx, body, player_id, principal.id)
+        card_id = pin_card(self.ctx, card_number, pin, player_id, principal.id)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> WalletRedemption:
             now = self._now()
             self._recheck_card(uow, card_id)
             player = uow.players.get(player_id, for_update=True)
@@ -560,49 +615,46 @@ class PlayerService:
                 red.entry_id = entry
             LP.debit_points(uow, player, points * MILLI_PER_POINT, kind="redeem", now=now, redemption_id=red.id,
                             entry_id=entry, memo=f"{kind} to wallet")
-            return {"redemption": red.id, "player": player.id, "points": points, "kind": kind, "amount": amount,
-                    "status": red.status, "entry": entry, "points_balance": player.points_milli // MILLI_PER_POINT,
-                    "wallet": WalletService.balances(uow, player.id)}
+            return WalletRedemption(redemption=red.id, player=player.id, points=points, kind=kind, amount=amount,
+                                    status=red.status, entry=entry, points_balance=player.points_milli // MILLI_PER_POINT,
+                                    wallet=WalletService.balances(uow, player.id))
 
-        fp = fingerprint("POST", f"players/{player_id}/redeem", [points, kind])
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=WalletRedemption)
 
     # -- table ratings
-    def rate(self, principal: Principal, player_id: int, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """The pit rates table play (pit): see :func:`rate_table_play`. Response 201."""
+    def rate(self, principal: Principal, player_id: int, play: TablePlay, key: OnceKey) -> Once[TableRating]:
+        """The pit rates table play (pit): see :func:`rate_table_play`. Returns :class:`TableRating`."""
         require_role(principal, "pit")
-        fields = ("table", "area", "game", "average_bet", "minutes", "decisions_per_hour", "house_edge_ppm")
-        args = {k: body.get(k) for k in fields}
-        rated_play(args["average_bet"], args["minutes"], args["decisions_per_hour"], args["house_edge_ppm"])  # 422 early
+        rated_play(play.average_bet, play.minutes, play.decisions_per_hour, play.house_edge_ppm)  # 422 early
 
-        def fn(uow) -> dict:
-            return rate_table_play(uow, player_id, rated_by=principal.id, now=self._now(), **args)
+        def fn(uow: PlayersUnitOfWork) -> TableRating:
+            return rate_table_play(uow, player_id, rated_by=principal.id, now=self._now(), **dataclasses.asdict(play))
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"players/{player_id}/ratings", args)), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=TableRating)
 
     # -- program configuration
-    def config(self, principal: Principal) -> dict:
+    def config(self, principal: Principal) -> ProgramConfig:
+        """The program's settings, tiers (by threshold) and accrual rules (host, pit, auditor)."""
         require_role(principal, "host", "pit", "auditor")
         with self.ctx.uow(readonly=True) as uow:
-            return {
-                "program": program_view(uow.players.program()),
-                "tiers": [{"code": t.code, "name": t.name, "threshold_points": t.threshold_points,
-                           "multiplier_permille": t.multiplier_permille} for t in uow.players.tiers()],
-                "accrual_rules": [{"scope": r.scope, "key": r.key, "basis": r.basis, "won_per_point": r.won_per_point}
-                                  for r in uow.players.rules()],
-            }
+            return ProgramConfig(
+                program=program_view(uow.players.program()),
+                tiers=[tier_view(t) for t in uow.players.tiers()],
+                accrual_rules=[RuleView(scope=r.scope, key=r.key, basis=r.basis, won_per_point=r.won_per_point)
+                               for r in uow.players.rules()],
+            )
 
-    def update_program(self, principal: Principal, changes: dict) -> dict:
-        """Change program settings (admin); unknown or non-positive values are refused (422)."""
+    def update_program(self, principal: Principal, changes: dict[str, int | None]) -> ProgramView:
+        """Change program settings (admin; a None value is left as it is). Returns the settings after.
+        422 naming the setting: unknown, not a positive integer (0 allowed for the rates and the start hour),
+        a start hour above 23, or above its maximum (:data:`PROGRAM_MAX`; 10**12 for the limits)."""
         require_role(principal, "admin")
         with self.ctx.uow() as uow:
             p = uow.players.program()
             for k, v in changes.items():
                 if v is None:
                     continue
-                if k not in program_view(p):
+                if k not in ProgramView.model_fields:
                     raise ValidationFailed(f"unknown setting {k}", field=k)
                 if isinstance(v, bool) or not isinstance(v, int) or v < 0 or (v == 0 and k not in (
                         "promo_won_per_point", "cash_won_per_point", "gaming_day_start_hour_utc")):
@@ -616,9 +668,10 @@ class PlayerService:
             uow.commit()
             return program_view(p)
 
-    def put_rule(self, principal: Principal, scope: str, key: str, basis: object, won_per_point: object) -> dict:
+    def put_rule(self, principal: Principal, scope: str, key: str, basis: object, won_per_point: object) -> RuleView:
         """Create or replace the accrual rule of a scope (admin). Sessions already open keep the
-        rule they started with; new sessions and ratings use the new one."""
+        rule they started with; new sessions and ratings use the new one. 422 ``basis`` (coin_in | theo) or
+        an invalid rate."""
         require_role(principal, "admin")
         if basis not in ("coin_in", "theo"):
             raise ValidationFailed("basis must be coin_in or theo", field="basis")
@@ -631,11 +684,12 @@ class PlayerService:
             else:
                 row.basis, row.won_per_point, row.updated_at = rule.basis.value, rule.won_per_point, self._now()
             uow.commit()
-            return {"scope": scope, "key": key, "basis": row.basis, "won_per_point": row.won_per_point}
+            return RuleView(scope=scope, key=key, basis=row.basis, won_per_point=row.won_per_point)
 
     def put_tier(self, principal: Principal, code: str, name: object, threshold_points: object,
-                 multiplier_permille: object) -> dict:
-        """Create or change a tier (admin). Players are re-tiered when they next earn points."""
+                 multiplier_permille: object) -> TierView:
+        """Create or change a tier (admin). Players are re-tiered when they next earn points. 422 ``name``
+        (1-60 characters), ``threshold_points`` (≥ 0), ``multiplier_permille`` (> 0)."""
         require_role(principal, "admin")
         if not isinstance(name, str) or not 1 <= len(name) <= 60:
             raise ValidationFailed("name must be 1-60 characters", field="name")
@@ -650,12 +704,11 @@ class PlayerService:
             else:
                 t.name, t.threshold_points, t.multiplier_permille = name, threshold_points, multiplier_permille
             uow.commit()
-            return {"code": t.code, "name": t.name, "threshold_points": t.threshold_points,
-                    "multiplier_permille": t.multiplier_permille}
+            return tier_view(t)
 
-    def expire_idle(self, principal: Principal | None = None) -> dict:
+    def expire_idle(self, principal: Principal | None = None) -> PointsExpiry:
         """Expire the points of every idle player (admin, or a scheduled job). Each player in
-        its own short transaction (player row locked)."""
+        its own short transaction (player row locked). Returns :class:`PointsExpiry`."""
         if principal is not None:
             require_role(principal, "admin")
         now = self._now()
@@ -671,7 +724,7 @@ class PlayerService:
             if n:
                 players += 1
                 total += n
-        return {"players": players, "points_expired_milli": total}
+        return PointsExpiry(players=players, points_expired_milli=total)
 
 
 # ------------------------------------------------------------------ demo data

@@ -19,7 +19,7 @@ from datetime import timedelta
 import structlog
 
 from slotsys.players.services.ports import CardRecord as PlayerCard
-from slotsys.players.services.ports import MachineView as Machine
+from slotsys.players.services.ports import MachineView as Machine, PlayersUnitOfWork
 from slotsys.players.domain.player import PlayerSession
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
@@ -40,10 +40,20 @@ from slotsys.kernel.money import MoneyError, require_won
 from slotsys.players.services import loyalty_play as LP
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.checks import require_machine
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from slotsys.players.services.players import limits_of, refuse_unusable, session_view, usable_card, verify_pin
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService, wallet_account
+from slotsys.players.services.results import (
+    CardInResult,
+    CardOutResult,
+    Greeting,
+    MachineSession,
+    RedemptionCancelled,
+    RedemptionCompleted,
+    RedemptionHold,
+    TransferResult,
+)
 
 log = structlog.get_logger("slotsys.players")
 
@@ -72,7 +82,9 @@ def _balance_or_zero(uow, code: str) -> int:
         return 0
 
 
-def machine_credits(uow, asset: str) -> dict:
+def machine_credits(uow, asset: str) -> dict[str, int]:
+    """The machine's ``credits`` (cashable meter) and ``promo_credits`` (restricted promotional meter; 0 if never
+    opened), won."""
     return {"credits": uow.ledger.balance(accounts.machine_credits(asset)), "promo_credits": _balance_or_zero(uow, accounts.machine_restricted(asset))}
 
 
@@ -87,6 +99,10 @@ def carded_session(uow, m: Machine, card: PlayerCard) -> PlayerSession:
 
 
 class SessionService:
+    """Carded play at a machine. The exactly-once use cases take the request's
+    :class:`~slotsys.kernel.idempotency.OnceKey` and return ``Once[<result>]`` (a replay returns the first result
+    and moves nothing)."""
+
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
 
@@ -94,11 +110,11 @@ class SessionService:
         return self.ctx.clock.now()
 
     # ------------------------------------------------------------ card-in / card-out
-    def card_in(self, principal: Principal, asset: str, raw_card: object, idem_key: str | None) -> tuple[int, dict, bool]:
+    def card_in(self, principal: Principal, asset: str, raw_card: object, key: OnceKey) -> Once[CardInResult]:
         """A player card inserted in the machine opens a session (machine key; Idempotency-Key).
 
         Snapshots the machine's meters, fixes the accrual rule for the session (machine > zone >
-        default), applies points expiry. Response 201: the session and the player's greeting
+        default), applies points expiry. Returns :class:`CardInResult`: the session and the player's greeting
         (name, tier, points). Errors: 404 card not on file, 403 card lost / blocked, 409 machine
         carded by another player, 409 player carded at another machine, 409 locked machine.
         Inserting the same card again in the same machine returns the open session
@@ -106,7 +122,7 @@ class SessionService:
         """
         require_machine(principal, asset)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> CardInResult:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
@@ -116,7 +132,8 @@ class SessionService:
             if current is not None:
                 if current.player_id != card.player_id:
                     raise MachineCardedByOther(f"machine {asset} is already carded by another player", field="card_number")
-                return {"already_carded": True, **self._greeting(uow, player, current, m, now)}
+                return CardInResult(already_carded=True, session=session_view(current, m, now),
+                                    player=self._greeting(uow, player))
             elsewhere = uow.players.open_session_for_player(player.id)
             if elsewhere is not None:
                 other = uow.machines.get_by_id(elsewhere.machine_id).asset_number
@@ -132,35 +149,30 @@ class SessionService:
                 start_games_played=m.games_played, start_games_won=m.games_won,
                 coin_in=0, coin_out=0, jackpot_out=0, games_played=0, games_won=0, theo_milli=0, points_milli=0))
             log.info("session.card_in", machine=asset, player=player.id, session=s.id)
-            return {"already_carded": False, **self._greeting(uow, player, s, m, now)}
+            return CardInResult(already_carded=False, session=session_view(s, m, now), player=self._greeting(uow, player))
 
-        fp = fingerprint("POST", f"card-in/{asset}", str(raw_card))
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=CardInResult)
 
     @staticmethod
-    def _greeting(uow, player, s: PlayerSession, m: Machine, now) -> dict:
+    def _greeting(uow, player) -> Greeting:
         tier = uow.players.tier(player.tier_code)
-        return {
-            "session": session_view(s, m, now),
-            "player": {"player": player.id, "name": player.name, "tier": player.tier_code,
-                       "tier_name": tier.name if tier else player.tier_code,
-                       "points": player.points_milli // MILLI_PER_POINT, "progress_milli": player.points_milli % MILLI_PER_POINT},
-        }
+        return Greeting(player=player.id, name=player.name, tier=player.tier_code,
+                        tier_name=tier.name if tier else player.tier_code,
+                        points=player.points_milli // MILLI_PER_POINT, progress_milli=player.points_milli % MILLI_PER_POINT)
 
-    def card_out(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
+    def card_out(self, principal: Principal, asset: str, key: OnceKey) -> Once[CardOutResult]:
         """The card is removed (machine key; or an attendant/host closing an abandoned session).
 
         Waits for any game in progress (machine row lock), snapshots the meters and closes the
-        session; its meters are the change of the machine's meters since card-in. 409 if no card
-        is in the machine. Response: the closed session.
+        session; its meters are the change of the machine's meters since card-in. 409 ``not-carded`` if no card
+        is in the machine. Returns the closed session (:class:`CardOutResult`).
         """
         if principal.kind == "machine":
             require_machine(principal, asset)
         else:
             require_role(principal, "attendant", "host")
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> CardOutResult:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             s = uow.players.open_session_for_machine(m.id)
@@ -173,13 +185,13 @@ class SessionService:
             s.ended_at = now
             s.ended_by = principal.id
             log.info("session.card_out", machine=asset, player=s.player_id, session=s.id, games=s.games_played)
-            return {"session": session_view(s, m, now)}
+            return CardOutResult(session=session_view(s, m, now))
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"card-out/{asset}", None)), fn)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=CardOutResult)
 
-    def current(self, principal: Principal, asset: str) -> dict:
-        """The machine's open session (machine itself, or staff), or ``{"session": null}``."""
+    def current(self, principal: Principal, asset: str) -> MachineSession:
+        """The machine's open session (machine itself, or attendant / host / operator / auditor): the session and
+        the player's greeting, or ``session`` None when no card is in."""
         if principal.kind == "machine":
             require_machine(principal, asset)
         else:
@@ -188,21 +200,21 @@ class SessionService:
             m = uow.machines.get(asset)
             s = uow.players.open_session_for_machine(m.id)
             if s is None:
-                return {"machine": asset, "session": None}
+                return MachineSession(machine=asset, session=None)
             player = uow.players.get(s.player_id)
-            return {"machine": asset, **self._greeting(uow, player, s, m, self._now())}
+            return MachineSession(machine=asset, session=session_view(s, m, self._now()),
+                                  player=self._greeting(uow, player))
 
     # ------------------------------------------------------------ cashless transfers
-    def _transfer(self, principal: Principal, asset: str, body: dict, idem_key: str | None, direction: str,
-                  cash_out: bool = False) -> tuple[int, dict, bool]:
+    def _transfer(self, principal: Principal, asset: str, card_number: object, pin: object, amount: object,
+                  kind: object, key: OnceKey, direction: str, cash_out: bool = False) -> Once[TransferResult]:
         require_machine(principal, asset)
-        kind = body.get("kind", "cashable")
         if kind not in ("cashable", "promo"):
             raise ValidationFailed("kind must be cashable or promo", field="kind")
-        amount = None if cash_out else _amount(body.get("amount"))
-        card_id, player_id = verify_pin(self.ctx, body.get("card_number"), body.get("pin"), actor=principal.id)
+        amount = None if cash_out else _amount(amount)
+        card_id, player_id = verify_pin(self.ctx, card_number, pin, actor=principal.id)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> TransferResult:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
@@ -251,49 +263,51 @@ class SessionService:
             t = uow.players.new("transfer", player_id=player.id, machine_id=m.id, session_id=s.id, direction=direction,
                                                via="cash_out" if cash_out else "aft", cashable_won=cashable + nonrestricted, promo_won=promo,
                                                gaming_day=day, entry_id=entry, created_at=now)
-            return {"transfer": t.id, "machine": asset, "player": player.id, "direction": direction,
-                    "cashable": cashable + nonrestricted, "promo": promo, "amount": total, "entry": entry,
-                    "wallet": WalletService.balances(uow, player.id), **machine_credits(uow, asset)}
+            return TransferResult(transfer=t.id, machine=asset, player=player.id, direction=direction,
+                                  cashable=cashable + nonrestricted, promo=promo, amount=total, entry=entry,
+                                  wallet=WalletService.balances(uow, player.id), **machine_credits(uow, asset))
 
-        path = "cash-out-to-wallet" if cash_out else f"wallet/{direction}"
-        fp = fingerprint("POST", f"{path}/{asset}", [str(body.get("card_number")), amount, kind])
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=200)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=TransferResult)
 
-    def to_machine(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Wallet → machine credits (AFT in). ``body``: card_number, pin, amount (won), kind
-        (``cashable`` → credit meter, ``promo`` → promo meter). Ledger: Dr ``player:<id>:<wallet>``
-        / Cr ``machine:<asset>:credits`` (or ``:promo``). Refusals (nothing moves): 403 wrong PIN /
-        lost or blocked card, 429 PIN throttled, 409 machine not carded or carded by another
-        player, 422 above the per-transfer limit, 409 daily limit reached, 409 wallet short."""
-        return self._transfer(principal, asset, body, idem_key, "to_machine")
+    def to_machine(self, principal: Principal, asset: str, card_number: object, pin: object, amount: object,
+                   kind: object, key: OnceKey) -> Once[TransferResult]:
+        """Wallet → machine credits (AFT in): ``amount`` won of ``kind`` (``cashable`` → credit meter, ``promo`` →
+        the restricted promo meter), the carded player's card + PIN. Ledger: Dr ``player:<id>:<wallet>`` / Cr
+        ``machine:<asset>:credits`` (or ``:promo``). Returns :class:`TransferResult`. Refusals (nothing moves):
+        403 wrong PIN / lost or blocked card, 429 PIN throttled, 409 machine not carded or carded by another
+        player, 422 above the per-transfer limit, 409 daily limit reached, 409 ``insufficient-funds`` (field
+        ``amount``) wallet short."""
+        return self._transfer(principal, asset, card_number, pin, amount, kind, key, "to_machine")
 
-    def to_wallet(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Machine credits → wallet (AFT out), the mirror of :meth:`to_machine`; 409 if the
+    def to_wallet(self, principal: Principal, asset: str, card_number: object, pin: object, amount: object,
+                  kind: object, key: OnceKey) -> Once[TransferResult]:
+        """Machine credits → wallet (AFT out), the mirror of :meth:`to_machine`; 409 ``insufficient-funds`` if the
         machine holds fewer credits of that kind."""
-        return self._transfer(principal, asset, body, idem_key, "to_wallet")
+        return self._transfer(principal, asset, card_number, pin, amount, kind, key, "to_wallet")
 
-    def cash_out_to_wallet(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """A carded player cashes out to the wallet instead of a ticket: every cashable credit to
-        the cashable wallet and every promotional credit to the promo wallet, in one entry, within
-        the to-wallet limits (otherwise 422/409: cash out to a ticket instead)."""
-        return self._transfer(principal, asset, body, idem_key, "to_wallet", cash_out=True)
+    def cash_out_to_wallet(self, principal: Principal, asset: str, card_number: object, pin: object,
+                           key: OnceKey) -> Once[TransferResult]:
+        """A carded player cashes out to the wallet instead of a ticket: every cashable credit (and non-restricted
+        promotional credit) to the cashable wallet and every restricted promotional credit to the promo wallet,
+        in one entry, within the to-wallet limits (otherwise 422/409: cash out to a ticket instead); 409 when the
+        machine holds no credits."""
+        return self._transfer(principal, asset, card_number, pin, None, "cashable", key, "to_wallet", cash_out=True)
 
     # ------------------------------------------------------------ two-phase redemption at a machine
-    def redeem_request(self, principal: Principal, asset: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+    def redeem_request(self, principal: Principal, asset: str, card_number: object, pin: object, points: object,
+                       kind: object, key: OnceKey) -> Once[RedemptionHold]:
         """Phase 1: the carded player asks for ``points`` as ``promo`` or ``cash`` credits.
 
         Holds the points (not debited) for the program's hold time and returns the redemption
-        to offer the machine: ``{"redemption", "points", "kind", "amount", "expires_at"}``
-        (201). 409 ``insufficient-points`` when fewer whole points are available than asked."""
+        to offer the machine (:class:`RedemptionHold`). 409 ``insufficient-points`` when fewer whole points are
+        available than asked; 422 ``points`` / ``kind``; the card and session refusals of :meth:`to_machine`."""
         require_machine(principal, asset)
-        points = require_points(body.get("points"))
-        kind = body.get("kind")
+        points = require_points(points)
         if kind not in ("promo", "cash"):
             raise ValidationFailed("kind must be promo or cash", field="kind")
-        card_id, player_id = verify_pin(self.ctx, body.get("card_number"), body.get("pin"), actor=principal.id)
+        card_id, player_id = verify_pin(self.ctx, card_number, pin, actor=principal.id)
 
-        def fn(uow) -> dict:
+        def fn(uow: PlayersUnitOfWork) -> RedemptionHold:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
@@ -305,72 +319,71 @@ class SessionService:
             LP.apply_expiry(uow, player, prog.points_idle_days, now)
             check_available(points, player.points_milli, player.points_held_milli)
             rate = prog.promo_won_per_point if kind == "promo" else prog.cash_won_per_point
-            red = uow.players.new("redemption", 
+            red = uow.players.new("redemption",
                 player_id=player.id, target="machine", machine_id=m.id, kind=kind, points=points,
                 amount_won=redemption_value(points, rate), status="pending", requested_by=principal.id, created_at=now,
                 expires_at=now + timedelta(seconds=prog.redemption_hold_seconds))
             player.points_held_milli += points * MILLI_PER_POINT
-            return {"redemption": red.id, "machine": asset, "player": player.id, "points": points, "kind": kind,
-                    "amount": red.amount_won, "status": red.status, "expires_at": red.expires_at.isoformat(),
-                    "points_available": (player.points_milli - player.points_held_milli) // MILLI_PER_POINT}
+            return RedemptionHold(redemption=red.id, machine=asset, player=player.id, points=points, kind=kind,
+                                  amount=red.amount_won, status=red.status, expires_at=red.expires_at.isoformat(),
+                                  points_available=(player.points_milli - player.points_held_milli) // MILLI_PER_POINT)
 
-        fp = fingerprint("POST", f"redemptions/{asset}", [str(body.get("card_number")), points, kind])
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=RedemptionHold)
 
-    def _settle(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None,
-                ack: bool) -> tuple[int, dict, bool]:
-        require_machine(principal, asset)
+    def _settle(self, uow: PlayersUnitOfWork, principal: Principal, asset: str, redemption_id: int, ack: bool):
+        """The pending redemption settled in ``uow``: completed (``ack``) or cancelled. Locks machine → player →
+        redemption."""
+        now = self._now()
+        m = uow.machines.get(asset, for_update=True)
+        peek = uow.players.redemption(redemption_id)
+        if peek is None or peek.machine_id != m.id:
+            raise NotFound(f"redemption {redemption_id} is not pending at machine {asset}", field="redemption")
+        player = uow.players.get(peek.player_id, for_update=True)  # player before redemption: the lock order
+        red = uow.players.redemption(redemption_id, for_update=True)
+        if red.status != "pending":
+            raise RedemptionNotPending(f"redemption {red.id} is {red.status}", field="redemption",
+                                       redemption_status=red.status)
+        if ack and red.expires_at <= now:
+            raise RedemptionNotPending(
+                f"redemption {red.id} expired at {red.expires_at.isoformat()}: its points were not debited; "
+                "ask again", field="redemption", redemption_status="expired")
+        player.points_held_milli -= red.points * MILLI_PER_POINT
+        red.settled_at = now
+        if not ack:
+            red.status = "cancelled"
+            return RedemptionCancelled(redemption=red.id, status=red.status, machine=asset, player=player.id,
+                                       points_balance=player.points_milli // MILLI_PER_POINT)
+        _active(m)
+        entry = None
+        if red.amount_won:
+            meter = accounts.machine_credits(asset) if red.kind == "cash" else accounts.machine_restricted(asset)
+            uow.ledger.ensure_account(meter, L.AccountType.LIABILITY, non_negative=True)
+            uow.ledger.ensure_account(accounts.comp_expense(red.kind), L.AccountType.EXPENSE)
+            e = L.EntryBuilder("loyalty.redeem", f"{red.points:,} points as {red.kind} credits on {asset}")
+            e.add(debit=accounts.comp_expense(red.kind), credit=meter, amount=red.amount_won)
+            entry = uow.ledger.post(e.build({"player": player.id, "redemption": red.id, "machine": asset}))
+        red.status = "completed"
+        red.entry_id = entry
+        LP.debit_points(uow, player, red.points * MILLI_PER_POINT, kind="redeem", now=now, redemption_id=red.id,
+                        entry_id=entry, memo=f"{red.kind} credits on {asset}")
+        return RedemptionCompleted(redemption=red.id, status=red.status, machine=asset, player=player.id,
+                                   points=red.points, kind=red.kind, amount=red.amount_won, entry=entry,
+                                   points_balance=player.points_milli // MILLI_PER_POINT, **machine_credits(uow, asset))
 
-        def fn(uow) -> dict:
-            now = self._now()
-            m = uow.machines.get(asset, for_update=True)
-            peek = uow.players.redemption(redemption_id)
-            if peek is None or peek.machine_id != m.id:
-                raise NotFound(f"redemption {redemption_id} is not pending at machine {asset}", field="redemption")
-            player = uow.players.get(peek.player_id, for_update=True)  # player before redemption: the lock order
-            red = uow.players.redemption(redemption_id, for_update=True)
-            if red.status != "pending":
-                raise RedemptionNotPending(f"redemption {red.id} is {red.status}", field="redemption",
-                                           redemption_status=red.status)
-            if ack and red.expires_at <= now:
-                raise RedemptionNotPending(
-                    f"redemption {red.id} expired at {red.expires_at.isoformat()}: its points were not debited; "
-                    "ask again", field="redemption", redemption_status="expired")
-            player.points_held_milli -= red.points * MILLI_PER_POINT
-            red.settled_at = now
-            if not ack:
-                red.status = "cancelled"
-                return {"redemption": red.id, "status": red.status, "machine": asset, "player": player.id,
-                        "points_balance": player.points_milli // MILLI_PER_POINT}
-            _active(m)
-            entry = None
-            if red.amount_won:
-                meter = accounts.machine_credits(asset) if red.kind == "cash" else accounts.machine_restricted(asset)
-                uow.ledger.ensure_account(meter, L.AccountType.LIABILITY, non_negative=True)
-                uow.ledger.ensure_account(accounts.comp_expense(red.kind), L.AccountType.EXPENSE)
-                e = L.EntryBuilder("loyalty.redeem", f"{red.points:,} points as {red.kind} credits on {asset}")
-                e.add(debit=accounts.comp_expense(red.kind), credit=meter, amount=red.amount_won)
-                entry = uow.ledger.post(e.build({"player": player.id, "redemption": red.id, "machine": asset}))
-            red.status = "completed"
-            red.entry_id = entry
-            LP.debit_points(uow, player, red.points * MILLI_PER_POINT, kind="redeem", now=now, redemption_id=red.id,
-                            entry_id=entry, memo=f"{red.kind} credits on {asset}")
-            return {"redemption": red.id, "status": red.status, "machine": asset, "player": player.id,
-                    "points": red.points, "kind": red.kind, "amount": red.amount_won, "entry": entry,
-                    "points_balance": player.points_milli // MILLI_PER_POINT, **machine_credits(uow, asset)}
-
-        action = "ack" if ack else "cancel"
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"redemptions/{asset}/{redemption_id}/{action}",
-                                                                         None)), fn)
-        return r.status, r.body, r.replayed
-
-    def redeem_ack(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
+    def redeem_ack(self, principal: Principal, asset: str, redemption_id: int,
+                   key: OnceKey) -> Once[RedemptionCompleted]:
         """Phase 2: the machine has put the credits on its meter. Debits the held points and posts
         Dr ``loyalty:comps:<kind>`` / Cr ``machine:<asset>:credits`` (cash) or ``:promo`` (promo).
-        409 ``redemption-not-pending`` if it was cancelled, expired or already settled."""
-        return self._settle(principal, asset, redemption_id, idem_key, ack=True)
+        Returns :class:`RedemptionCompleted`. 404 ``redemption`` not at this machine; 409
+        ``redemption-not-pending`` if it was cancelled, expired or already settled; 409 locked machine."""
+        require_machine(principal, asset)
+        return run_once(self.ctx, key, lambda uow: self._settle(uow, principal, asset, redemption_id, True),
+                        result=RedemptionCompleted)
 
-    def redeem_cancel(self, principal: Principal, asset: str, redemption_id: int, idem_key: str | None) -> tuple[int, dict, bool]:
-        """The machine could not take the credits: the hold is released, nothing is debited."""
-        return self._settle(principal, asset, redemption_id, idem_key, ack=False)
+    def redeem_cancel(self, principal: Principal, asset: str, redemption_id: int,
+                      key: OnceKey) -> Once[RedemptionCancelled]:
+        """The machine could not take the credits: the hold is released, nothing is debited
+        (:class:`RedemptionCancelled`; the refusals of :meth:`redeem_ack`)."""
+        require_machine(principal, asset)
+        return run_once(self.ctx, key, lambda uow: self._settle(uow, principal, asset, redemption_id, False),
+                        result=RedemptionCancelled)

@@ -38,13 +38,15 @@ class PasswordResetIn(StrictModel):
 @bp.input(LoginIn, arg_name="body")
 @bp.doc(summary="Staff login: a bearer token with the user's role (429 + Retry-After when throttled or locked out)")
 def login(body: LoginIn):
-    return services().auth.login(body.username, body.password, request.remote_addr), 200, NO_STORE
+    token = services().auth.login(body.username, body.password, request.remote_addr)
+    return token.model_dump(mode="json"), 200, NO_STORE
 
 
 @bp.post("/auth/logout")
 @bp.doc(summary="Revoke the presented staff token (every node refuses it within 1 s)", **AUTH_DOC)
 def logout():
-    return services().auth.logout(principal(), request.headers.get("Authorization"), request.remote_addr), 200, NO_STORE
+    out = services().auth.logout(principal(), request.headers.get("Authorization"), request.remote_addr)
+    return out.model_dump(mode="json"), 200, NO_STORE
 
 
 @bp.post("/auth/password")
@@ -52,26 +54,27 @@ def logout():
 @bp.doc(summary="Change your own password (old + new); every token of yours is revoked: sign in again", **AUTH_DOC)
 def change_password(body: PasswordChangeIn):
     out = services().auth.change_password(principal(), body.old_password, body.new_password, request.remote_addr)
-    return out, 200, NO_STORE
+    return out.model_dump(mode="json"), 200, NO_STORE
 
 
 @bp.post("/staff/users/<username>/unlock")
 @bp.doc(summary="Lift a username's sign-in lock-out (admin)", **AUTH_DOC)
 def unlock(username: str):
-    return services().auth.unlock(principal(), username, request.remote_addr)
+    return services().auth.unlock(principal(), username, request.remote_addr).model_dump(mode="json")
 
 
 @bp.post("/staff/users/<username>/deactivate")
 @bp.doc(summary="Deactivate a staff user and revoke every token of theirs (admin)", **AUTH_DOC)
 def deactivate(username: str):
-    return services().auth.deactivate(principal(), username, request.remote_addr)
+    return services().auth.deactivate(principal(), username, request.remote_addr).model_dump(mode="json")
 
 
 @bp.post("/staff/users/<username>/password")
 @bp.input(PasswordResetIn, arg_name="body")
 @bp.doc(summary="Reset a staff user's password, revoke their tokens and lift any lock-out (admin)", **AUTH_DOC)
 def reset_password(username: str, body: PasswordResetIn):
-    return services().auth.reset_password(principal(), username, body.new_password, request.remote_addr), 200, NO_STORE
+    out = services().auth.reset_password(principal(), username, body.new_password, request.remote_addr)
+    return out.model_dump(mode="json"), 200, NO_STORE
 
 
 class AuthEventsQuery(QueryModel):
@@ -84,7 +87,8 @@ class AuthEventsQuery(QueryModel):
 @bp.input(AuthEventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The staff sign-in audit trail, newest first (auditor); ?username= &kind= &limit= (1-1000)", **AUTH_DOC)
 def auth_events(query: AuthEventsQuery):
-    return services().auth.events(principal(), username=query.username, kind=query.kind, limit=query.limit)
+    events = services().auth.events(principal(), username=query.username, kind=query.kind, limit=query.limit)
+    return events.model_dump(mode="json")
 
 
 @bp.get("/floor")

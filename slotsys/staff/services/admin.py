@@ -26,6 +26,15 @@ from slotsys.staff.domain.auth import password_problem
 from slotsys.kernel.audit_log import record, record_refusal
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.staff.services.auth import AuthService
+from slotsys.staff.services.results import (
+    SessionEnded,
+    StaffSession,
+    StaffSessions,
+    StaffUser,
+    StaffUserChanged,
+    StaffUserLine,
+    StaffUsers,
+)
 from slotsys.kernel.checks import require_role
 
 USERNAME = re.compile(r"^[A-Za-z0-9._-]{3,60}$")
@@ -42,8 +51,8 @@ class StaffAdminService:
         return err
 
     # ------------------------------------------------------------------ users
-    def create_user(self, admin: Principal, username: str, password: str, role: str) -> dict:
-        """A new active staff user ``{username, role, active}``. 422 ``username`` / ``role`` / ``password``;
+    def create_user(self, admin: Principal, username: str, password: str, role: str) -> StaffUser:
+        """A new active staff user (:class:`StaffUser`). 422 ``username`` / ``role`` / ``password``;
         409 ``username`` taken."""
         require_role(admin, "admin")
         subject = f"user:{username[:60]}"
@@ -72,20 +81,20 @@ class StaffAdminService:
             uow.staff_sessions.add_user(username, digest, role)
             record(uow, admin, "staff.create", subject, after={"role": role, "active": True})
             uow.commit()
-        return {"username": username, "role": role, "active": True}
+        return StaffUser(username=username, role=role, active=True)
 
-    def users(self, admin: Principal) -> dict:
-        """Every staff user ``{users: [{username, role, active, sessions}]}`` by username (sessions: unexpired)."""
+    def users(self, admin: Principal) -> StaffUsers:
+        """Every staff user by username, with their unexpired ``sessions`` (:class:`StaffUsers`)."""
         require_role(admin, "admin")
         now = self.ctx.clock.now()
         with self.ctx.uow(readonly=True) as uow:
             counts = uow.staff_sessions.counts(now)
-            return {"users": [{"username": u.username, "role": u.role, "active": bool(u.active),
-                               "sessions": counts.get(u.id, 0)} for u in uow.staff_sessions.users()]}
+            return StaffUsers(users=[StaffUserLine(username=u.username, role=u.role, active=bool(u.active),
+                                                   sessions=counts.get(u.id, 0)) for u in uow.staff_sessions.users()])
 
     def update_user(self, admin: Principal, username: str, *, role: str | None = None, active: bool | None = None,
-                    reason: str = "") -> dict:
-        """Change ``role`` and/or ``active`` of ``username``. ``{username, role, active, revoked_tokens}``.
+                    reason: str = "") -> StaffUserChanged:
+        """Change ``role`` and/or ``active`` of ``username``; returns :class:`StaffUserChanged`.
         404 ``username``; 409 ``username`` for the admin's own account; 422 ``role``."""
         require_role(admin, "admin")
         subject = f"user:{username[:60]}"
@@ -112,17 +121,18 @@ class StaffAdminService:
                 record(uow, admin, "staff.enable", subject, before={"active": False}, after={"active": True},
                        reason=reason)
                 user.active = True
-            out = {"username": username, "role": user.role, "active": bool(user.active), "revoked_tokens": 0}
+            out = StaffUserChanged(username=username, role=user.role, active=bool(user.active), revoked_tokens=0)
             uow.commit()
         self.auth.announce_revoked(f"user:{user_id}")  # cached tokens re-read: the new role, or refused
         if disable:  # the sign-in service's own path: revoke every token, record, announce
-            out.update(active=False, revoked_tokens=self.auth.deactivate(admin, username, reason=reason)["revoked_tokens"])
+            out.active = False
+            out.revoked_tokens = self.auth.deactivate(admin, username, reason=reason).revoked_tokens
         return out
 
     # ------------------------------------------------------------------ sessions
-    def sessions(self, admin: Principal, *, username: str | None = None) -> dict:
-        """Unexpired staff sessions, newest first: ``{sessions: [{session_id, username, role, issued_at,
-        expires_at, address}]}`` (ISO 8601 UTC; ``issued_at`` / ``address`` null for older tokens)."""
+    def sessions(self, admin: Principal, *, username: str | None = None) -> StaffSessions:
+        """Unexpired staff sessions, newest first (:class:`StaffSessions`; ISO 8601 UTC; ``issued_at`` /
+        ``address`` null for older tokens)."""
         require_role(admin, "admin")
         now = self.ctx.clock.now()
         with self.ctx.uow(readonly=True) as uow:
@@ -130,11 +140,11 @@ class StaffAdminService:
         for r in rows:
             for k in ("issued_at", "expires_at"):
                 r[k] = r[k].isoformat() if r[k] is not None else None
-        return {"sessions": rows}
+        return StaffSessions(sessions=[StaffSession(**r) for r in rows])
 
-    def end_session(self, admin: Principal, session_id: str, address: str | None = None) -> dict:
-        """End one session: its token is revoked on every node within 1 s. ``{session_id, username, ended}``;
-        404 naming ``session_id``."""
+    def end_session(self, admin: Principal, session_id: str, address: str | None = None) -> SessionEnded:
+        """End one session: its token is revoked on every node within 1 s (:class:`SessionEnded`); 404 naming
+        ``session_id``."""
         require_role(admin, "admin")
         if not SESSION_ID.match(session_id):
             raise NotFound(f"no session {session_id[:40]!r}", field="session_id")
@@ -149,5 +159,5 @@ class StaffAdminService:
             record(uow, admin, "staff.session_end", f"user:{username}", detail={"session_id": session_id})
             uow.commit()
         self.auth.announce_revoked(f"token:{digest}")
-        return {"session_id": session_id, "username": username, "ended": True}
+        return SessionEnded(session_id=session_id, username=username, ended=True)
 

@@ -49,6 +49,15 @@ from slotsys.staff.domain.auth import (
 from slotsys.kernel import audit_log
 from slotsys.kernel.checks import require_role, require_staff
 from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.staff.services.results import (
+    AuthEvent,
+    AuthEvents,
+    Deactivated,
+    LoggedOut,
+    StaffToken,
+    TokensRevoked,
+    Unlocked,
+)
 
 log = structlog.get_logger("slotsys.auth")
 
@@ -72,10 +81,10 @@ class AuthService:
         self._listening = False
 
     # ------------------------------------------------------------------ sign-in
-    def login(self, username: str, password: str, address: str | None = None) -> dict:
+    def login(self, username: str, password: str, address: str | None = None) -> StaffToken:
         """Exchange a username and password for a staff bearer token (``st_…``).
 
-        Returns ``{token, role, username, expires_at (ISO 8601 UTC)}``. Raises ``LoginThrottled`` (429,
+        Returns :class:`StaffToken` (``expires_at`` ISO 8601 UTC). Raises ``LoginThrottled`` (429,
         ``retry_after`` s) for a throttled address or a locked-out username, ``LoginBusy`` (503) when no
         hashing slot is free, ``Unauthorized`` (401, the same for an unknown user, a deactivated one and a
         wrong password)."""
@@ -104,7 +113,7 @@ class AuthService:
                 uow.staff.add_token(token_digest(token), user_id, expires, issued_at=now, address=address)
                 uow.staff.auth_event("login", name, now, address=address)
                 uow.commit()
-                return {"token": token, "role": role, "username": name, "expires_at": expires.isoformat()}
+                return StaffToken(token=token, role=role, username=name, expires_at=expires.isoformat())
             reason = "wrong_password" if known else ("inactive" if user is not None else "unknown_user")
             self._count_failure(uow, username, now, address, "login_failed", reason)
             uow.commit()
@@ -207,8 +216,9 @@ class AuthService:
         self.bus.publish(message)
 
     # ------------------------------------------------------------------ the user's own token and password
-    def logout(self, principal: Principal, authorization: str | None, address: str | None = None) -> dict:
-        """Revoke the presented staff token. ``{"revoked": true}``; 403 for a machine key."""
+    def logout(self, principal: Principal, authorization: str | None, address: str | None = None) -> LoggedOut:
+        """Revoke the presented staff token (:class:`LoggedOut`: whether it was still valid); 403 for a machine
+        key."""
         require_staff(principal)
         token = (authorization or "").partition(" ")[2].strip()
         digest = token_digest(token)
@@ -218,12 +228,13 @@ class AuthService:
             uow.staff.auth_event("logout", principal.name, now, address=address)
             uow.commit()
         self._revoked(f"token:{digest}")
-        return {"revoked": revoked, "username": principal.name}
+        return LoggedOut(revoked=revoked, username=principal.name)
 
-    def change_password(self, principal: Principal, old: str, new: str, address: str | None = None) -> dict:
+    def change_password(self, principal: Principal, old: str, new: str,
+                        address: str | None = None) -> TokensRevoked:
         """The signed-in user changes their own password (old + new); every token of theirs is revoked.
 
-        Returns ``{username, revoked_tokens}``. Raises 429 if the username is locked out, 422 naming
+        Returns :class:`TokensRevoked`. Raises 429 if the username is locked out, 422 naming
         ``old_password`` (wrong: counted as a failed sign-in) or ``new_password`` (policy), 503 busy."""
         require_staff(principal)
         now = self.ctx.clock.now()
@@ -248,8 +259,10 @@ class AuthService:
         return self._set_password(principal.name, new_hash, "password_changed", actor=principal.name, address=address)
 
     # ------------------------------------------------------------------ admin
-    def reset_password(self, admin: Principal, username: str, new: str, address: str | None = None) -> dict:
-        """An admin sets ``username``'s password; every token of theirs is revoked and any lock-out lifted."""
+    def reset_password(self, admin: Principal, username: str, new: str,
+                       address: str | None = None) -> TokensRevoked:
+        """An admin sets ``username``'s password; every token of theirs is revoked and any lock-out lifted.
+        404 ``username``; 422 ``new_password`` (the policy)."""
         require_role(admin, "admin")
         problem = password_problem(new, username=username)
         if problem:
@@ -280,7 +293,7 @@ class AuthService:
         return n
 
     def _set_password(self, username: str, new_hash: str, kind: str, *, actor: str, address: str | None,
-                      audit: Principal | None = None) -> dict:
+                      audit: Principal | None = None) -> TokensRevoked:
         def change(uow, user) -> None:
             user.password_hash = new_hash
             uow.staff.clear_throttle(username)
@@ -288,9 +301,11 @@ class AuthService:
                 audit_log.record(uow, audit, "staff.password_reset", f"user:{username}")
 
         n = self._revoking(username, change, kind, actor=actor, address=address)
-        return {"username": username, "revoked_tokens": n}
+        return TokensRevoked(username=username, revoked_tokens=n)
 
     def revoke_all(self, username: str, kind: str, *, actor: str | None, address: str | None) -> int:
+        """Revoke every token of ``username`` (``kind``: why, logged), on every node after the commit; the count
+        (0 for an unknown username)."""
         n = self._revoking(username, lambda uow, user: None, None, actor=actor, address=address, must_exist=False)
         if n is None:
             return 0
@@ -298,9 +313,11 @@ class AuthService:
                     at=self.ctx.clock.now().isoformat())
         return n
 
-    def deactivate(self, admin: Principal, username: str, address: str | None = None, reason: str = "") -> dict:
+    def deactivate(self, admin: Principal, username: str, address: str | None = None,
+                   reason: str = "") -> Deactivated:
         """Deactivate a staff user (admin): sign-in refused, every token revoked on every node within 1 s.
-        404 unknown username; 409 for the admin's own account (an admin cannot lock themselves out)."""
+        Returns :class:`Deactivated`. 404 unknown username; 409 for the admin's own account (an admin cannot
+        lock themselves out)."""
         require_role(admin, "admin")
         if username == admin.name:
             err = Conflict("an admin cannot deactivate their own account", field="username")
@@ -313,10 +330,10 @@ class AuthService:
             user.active = False
 
         n = self._revoking(username, change, "deactivated", actor=admin.name, address=address)
-        return {"username": username, "active": False, "revoked_tokens": n}
+        return Deactivated(username=username, active=False, revoked_tokens=n)
 
-    def unlock(self, admin: Principal, username: str, address: str | None = None) -> dict:
-        """Lift ``username``'s lock-out and forget its failures (admin). ``{username, was_locked}``."""
+    def unlock(self, admin: Principal, username: str, address: str | None = None) -> Unlocked:
+        """Lift ``username``'s lock-out and forget its failures (admin). Returns :class:`Unlocked`."""
         require_role(admin, "admin")
         now = self.ctx.clock.now()
         with self.ctx.uow() as uow:
@@ -326,17 +343,21 @@ class AuthService:
             uow.staff.auth_event("unlocked", username, now, address=address, actor=admin.name, was_locked=was_locked)
             audit_log.record(uow, admin, "staff.unlock", f"user:{username[:60]}", detail={"was_locked": was_locked})
             uow.commit()
-        return {"username": username, "was_locked": was_locked}
+        return Unlocked(username=username, was_locked=was_locked)
 
-    def events(self, reader: Principal, *, username: str | None, kind: str | None, limit: int) -> dict:
-        """The sign-in audit trail, newest first (auditor, admin)."""
+    def events(self, reader: Principal, *, username: str | None, kind: str | None, limit: int) -> AuthEvents:
+        """The sign-in audit trail, newest first (auditor, admin): at most ``limit`` rows, of one ``username`` /
+        ``kind`` when given."""
         require_role(reader, "auditor")
         with self.ctx.uow(readonly=True) as uow:
             rows = uow.staff.auth_events(username=username, kind=kind, limit=limit)
-            return {"events": [{"id": e.id, "at": e.at.isoformat(), "kind": e.kind, "username": e.username,
-                                "address": e.address, "actor": e.actor, "detail": e.detail} for e in rows]}
+            return AuthEvents(events=[AuthEvent(id=e.id, at=e.at.isoformat(), kind=e.kind, username=e.username,
+                                                address=e.address, actor=e.actor, detail=e.detail) for e in rows])
 
     def create_user(self, uow, username: str, password: str, role: str):
+        """A new active staff user in the caller's unit of work (the seed, the benches; does not commit): the
+        repository's record. 422 ``role`` outside ``ROLES``. The admin use case is
+        ``slotsys.staff.services.admin.StaffAdminService.create_user``."""
         if role not in ROLES:
             raise ValidationFailed(f"role must be one of {', '.join(ROLES)}", field="role")
         return uow.staff.add_user(username=username, password_hash=hash_password(password), role=role)
