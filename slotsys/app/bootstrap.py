@@ -14,10 +14,11 @@ from typing import Any
 
 import structlog
 
-from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
-from jackpot_controller.services.controller import JackpotService
+from jackpot_controller.services.container import JackpotServices
+from jackpot_controller.settings import JackpotSettings
 from slotsys.app.screens import ScreensService
+from slotsys.app.wiring.jackpots import build_jackpot_services
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
 from slotsys.floor.read_model import FloorViewService
 from slotsys.floor.services.admin import FloorAdminService
@@ -83,7 +84,7 @@ class Services:
     games: GameCatalogueService
     floor_view: FloorViewService
     # the jackpot controller
-    jackpots: JackpotService
+    jackpots: JackpotServices
     # TITO
     tito: TitoServices
     # players
@@ -124,7 +125,7 @@ def build_services(settings: Settings) -> Services:
 
     set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
     auth = AuthService(ctx)
-    jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
+    jackpots = build_jackpot_services(ctx, engine=engine, publish=publisher.publish, settings=JackpotSettings())
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
