@@ -19,8 +19,8 @@ from slotsys.floor.adapters.tables import GameRound
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, make_engine, utcnow
 from slotsys.kernel.adapters.write_behind import execute_or_defer
-from jackpot_controller.services.controller import service_for
 from slotsys.app.bootstrap import make_uow
+from slotsys.app.wiring.jackpots import build_jackpot_services
 from slotsys.kernel.adapters.uow import UowFactory
 from slotsys.kernel import ledger as L
 from slotsys.kernel.context import Principal
@@ -105,7 +105,10 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
     and stored response, and the books balance."""
     svc = pg_app.extensions["slotsys"]
     uows = _small_pool(pg_app, 2)
-    floor = FloorService(dataclasses.replace(svc.ctx, uow=uows))
+    ctx = dataclasses.replace(svc.ctx, uow=uows)
+    jackpots = build_jackpot_services(ctx, engine=uows.engine, publish=svc.publisher.publish,
+                                      settings=svc.jackpots.settings)  # this context's own jackpot services
+    floor = FloorService(ctx)
     machines = [f"M{n:03d}" for n in range(1, 9)]
     for m in machines:
         assert pg_api.as_machine(m, "POST", f"/api/v1/machines/{m}/bill-in", {"amount": 50_000}).status_code == 200
@@ -120,7 +123,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         with ThreadPoolExecutor(max_workers=16) as pool:
             results = list(pool.map(play, range(160)))
     finally:
-        service_for(floor.ctx).driver.stop()  # this context's own jackpot sequencer thread
+        jackpots.sequencer.stop()  # this context's own jackpot sequencer thread
         uows.engine.dispose()
     assert all(status == 200 for _, (status, _, _) in results)
     by_machine: dict[str, list[int]] = {}
