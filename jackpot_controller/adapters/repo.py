@@ -1,8 +1,10 @@
 """Jackpot persistence (``uow.levels``: :class:`jackpot_controller.services.ports.LevelRepository`).
 
 Reads return the frozen records of :mod:`jackpot_controller.domain.records`; changes are made here, on the
-rows this transaction loaded (the session's identity map), so they are written with the next flush or the
-commit exactly as before. Lock order: level rows (id order) → hit rows → accounts.
+rows this transaction loaded, so they are written with the next flush or the commit. The repository lives as
+long as its transaction and holds the rows it loaded: the session's identity map holds unchanged rows only
+weakly, and a row read again would cost a round trip (nine level rows per fold). Lock order: level rows (id
+order) → hit rows → accounts.
 """
 
 from __future__ import annotations
@@ -80,32 +82,41 @@ def write_pool(level: JackpotLevel, p: Pool) -> None:
 class LevelRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
+        self._levels: dict[int, JackpotLevel] = {}  # the rows this transaction loaded (see the module doc)
+        self._hits: dict[int, JackpotHit] = {}
+        self._folds: dict[int, JackpotFold] = {}
 
     # -- levels
-    def _row(self, level_id: int) -> JackpotLevel:
-        row = self.s.get(JackpotLevel, level_id)
+    def _level(self, row: JackpotLevel | None) -> R.Level | None:
         if row is None:
-            raise LookupError(f"jackpot level id {level_id} is not loaded")
+            return None
+        self._levels[row.id] = row
+        return level_record(row)
+
+    def _row(self, level_id: int) -> JackpotLevel:
+        row = self._levels.get(level_id) or self.s.get(JackpotLevel, level_id)
+        if row is None:
+            raise LookupError(f"jackpot level id {level_id} does not exist")
+        self._levels[level_id] = row
         return row
 
     def all(self) -> list[R.Level]:
-        return [level_record(r) for r in self.s.scalars(select(JackpotLevel).order_by(JackpotLevel.id))]
+        return [self._level(r) for r in self.s.scalars(select(JackpotLevel).order_by(JackpotLevel.id))]
 
     def lock_all(self) -> list[R.Level]:
         """Every level, row-locked in id order (the sequencer's and the operators' lock)."""
-        return [level_record(r) for r in self.s.scalars(
+        return [self._level(r) for r in self.s.scalars(
             select(JackpotLevel).order_by(JackpotLevel.id).with_for_update().execution_options(populate_existing=True))]
 
     def get(self, code: str, *, for_update: bool = False) -> R.Level | None:
         stmt = select(JackpotLevel).where(JackpotLevel.code == code)
         if for_update:
             stmt = stmt.with_for_update().execution_options(populate_existing=True)
-        row = self.s.scalar(stmt)
-        return level_record(row) if row is not None else None
+        return self._level(self.s.scalar(stmt))
 
     def by_id(self, level_id: int) -> R.Level | None:
-        row = self.s.get(JackpotLevel, level_id)
-        return level_record(row) if row is not None else None
+        row = self._levels.get(level_id) or self.s.get(JackpotLevel, level_id)
+        return self._level(row)
 
     def create(self, *, code: str, name: str, params: LevelParams, value_milli: int, trigger_milli: int,
                seeded_won: int) -> R.Level:
@@ -116,7 +127,7 @@ class LevelRepo:
         write_params(row, params)
         self.s.add(row)
         self.s.flush()
-        return level_record(row)
+        return self._level(row)
 
     def save_pools(self, pools: Iterable[Pool]) -> None:
         for p in pools:
@@ -167,10 +178,11 @@ class LevelRepo:
                            created_at=created_at)
         self.s.add(fold)
         self.s.flush()
+        self._folds[fold.id] = fold
         return fold.id
 
     def set_fold_entry(self, fold_id: int, entry_id: int | None) -> None:
-        self.s.get(JackpotFold, fold_id).entry_id = entry_id
+        (self._folds.get(fold_id) or self.s.get(JackpotFold, fold_id)).entry_id = entry_id
 
     def mark_folded(self, ids: list[int], fold_id: int) -> int:
         """Mark exactly these wagers folded (by id: a wager committed meanwhile is not touched). On PostgreSQL
@@ -191,30 +203,36 @@ class LevelRepo:
         return n
 
     # -- hits
+    def _hit(self, row: JackpotHit | None) -> R.Hit | None:
+        if row is None:
+            return None
+        self._hits[row.id] = row
+        return hit_record(row)
+
     def add_hit(self, **values: Any) -> R.Hit:
         row = JackpotHit(**values)
         self.s.add(row)
         self.s.flush()
-        return hit_record(row)
+        return self._hit(row)
 
     def hit(self, hit_id: int, *, for_update: bool = False) -> R.Hit | None:
         if for_update:
             row = self.s.scalar(select(JackpotHit).where(JackpotHit.id == hit_id).with_for_update()
                                 .execution_options(populate_existing=True))
         else:
-            row = self.s.get(JackpotHit, hit_id)
-        return hit_record(row) if row is not None else None
+            row = self._hits.get(hit_id) or self.s.get(JackpotHit, hit_id)
+        return self._hit(row)
 
     def update_hit(self, hit_id: int, **changes: Any) -> R.Hit:
         unknown = set(changes) - _HIT_FIELDS
         if unknown:
             raise ValueError(f"not a hit field: {', '.join(sorted(unknown))}")
-        row = self.s.get(JackpotHit, hit_id)
+        row = self._hits.get(hit_id) or self.s.get(JackpotHit, hit_id)
         if row is None:
             raise LookupError(f"jackpot hit {hit_id} does not exist")
         for k, v in changes.items():
             setattr(row, k, v)
-        return hit_record(row)
+        return self._hit(row)
 
     def recent_hits(self, level_id: int | None = None, limit: int = 25) -> list[R.Hit]:
         stmt = select(JackpotHit).order_by(JackpotHit.id.desc()).limit(limit)

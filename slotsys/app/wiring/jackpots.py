@@ -44,10 +44,17 @@ class FloorMachines:
 
     Changes go to the machine row this transaction loaded (the session's identity map): a spin's own locked
     row, or the row :meth:`lock_for_award` / :meth:`lock_by_asset` locked, so the floor's code holding the same
-    row sees them and nothing is written twice."""
+    row sees them and nothing is written twice. The rows these locked are held for the transaction (in its
+    session's ``info``): the identity map holds an unchanged row only weakly, and reading it again would cost
+    a round trip."""
+
+    @staticmethod
+    def _keep(uow, m: Machine) -> Machine:
+        uow.session.info.setdefault("jackpot_machines", {})[m.id] = m
+        return m
 
     def _row(self, uow, machine_id: int) -> Machine:
-        m = uow.session.get(Machine, machine_id)
+        m = uow.session.info.get("jackpot_machines", {}).get(machine_id) or uow.session.get(Machine, machine_id)
         if m is None:
             raise NotFound(f"machine id {machine_id} not found")
         return m
@@ -57,7 +64,7 @@ class FloorMachines:
                                .execution_options(populate_existing=True))
         if m is None:
             raise NotFound(f"machine id {machine_id} not found")
-        return _state(m)
+        return _state(self._keep(uow, m))
 
     def current(self, uow, machine_id: int) -> MachineState:
         return _state(self._row(uow, machine_id))
@@ -90,7 +97,7 @@ class FloorMachines:
                                 .with_for_update(key_share=True, read=True))
 
     def lock_by_asset(self, uow, asset: str) -> MachineState:
-        return _state(uow.machines.get(asset, for_update=True))
+        return _state(self._keep(uow, uow.machines.get(asset, for_update=True)))
 
     def move_to_zone(self, uow, machine_id: int, zone: str) -> None:
         self._row(uow, machine_id).zone = zone
