@@ -34,17 +34,6 @@ def _make_app(settings: Settings):
     return app
 
 
-@pytest.fixture(autouse=True)
-def _uploaded_games_source():
-    """Each app installs its approved uploaded games as ``slotsys.floor.games.load_game``'s fallback (one app per process
-    in production); a test's app must not leave it pointing at a database that is gone for the tests after it."""
-    import slotsys.floor.games as games
-
-    before = games._uploaded
-    yield
-    games.set_uploaded_source(before)
-
-
 def _sqlite_settings(folder) -> Settings:
     return Settings(database_url=f"sqlite:///{folder / 'floor.db'}", redis_url=None, celery_eager=True,
                     credentials_file=folder / "creds.json")

@@ -215,4 +215,16 @@ def move_machine(asset: str, body: ZoneIn):
 def stream(query: StreamQuery):
     principal()
     svc, authorization = services(), request.headers.get("Authorization")
-    return sse_response(svc, query.max_seconds, recheck=lambda: svc.auth.authenticate(authorization))
+    return sse_response(svc, signage_feed(svc), query.max_seconds, recheck=lambda: svc.auth.authenticate(authorization))
+
+
+def signage_feed(svc):
+    """The live signage feed of the process's ``svc``: its subscription to the jackpot channel and the SSE frames."""
+    from jackpot_controller.adapters.stream import subscribe
+    from jackpot_controller.domain.signage import CHANNEL
+
+    def feed(heartbeat_s: float, max_seconds: float):
+        sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
+        return sub, svc.jackpots.signage.stream(sub, heartbeat_s=heartbeat_s, max_seconds=max_seconds)
+
+    return feed

@@ -280,7 +280,3 @@ class AwardService:
         require_role(principal, "operator")
         return run_once(self.ctx, key, lambda uow: self.verify_in(uow, hit_id, decision, reason, principal.name),
                         result=Verified)
-
-
-# Transitional: the floor's handpay queue calls ``awards.pay_handpay(uow, jackpots, hit_id, attendant)``.
-from jackpot_controller.services.legacy import pay_handpay  # noqa: E402,F401

@@ -10,7 +10,7 @@ wallet come in through the ports of :mod:`jackpot_controller.services.ports`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from jackpot_controller.services.awards import AwardService
 from jackpot_controller.services.operator import LevelAdmin
@@ -35,10 +35,8 @@ class JackpotServices:
     tables: TableProgressives
     sweeper: Sweeper
 
-    # Shorthands kept for the callers outside the feature that still use them (the test suite's set-up,
-    # slotsys.server's stream processes, slotsys.kernel.api.streaming, the `slotsys sequencer` command, the
-    # table service's meters broadcast):
-    # each is the named service's own method.
+    # Shorthands kept for the callers outside the feature that use them (the test suite's set-up, slotsys.server's
+    # stream processes, the `slotsys sequencer` command): each is the named service's own method.
     @property
     def driver(self) -> FoldDriver:
         return self.sequencer.driver
@@ -53,14 +51,8 @@ class JackpotServices:
     def fold_all(self) -> int:
         return self.sequencer.fold_all()
 
-    def publish_meters(self, force: bool = False) -> None:
-        self.signage.publish_meters(force=force)
-
     def announce_hit(self, hit_id: int) -> bool:
         return self.signage.announce_hit(hit_id)
 
     def meters_message(self) -> dict[str, Any]:
         return self.signage.meters_message()
-
-    def stream(self, subscription, *, heartbeat_s: float = 2.0, max_seconds: float | None = None) -> Iterator[str]:
-        return self.signage.stream(subscription, heartbeat_s=heartbeat_s, max_seconds=max_seconds)

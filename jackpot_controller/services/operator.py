@@ -249,7 +249,3 @@ class LevelAdmin:
     def move_machine(self, principal: Principal, asset: str, zone: object) -> ZoneMove:
         """``POST /jackpots/machines/<asset>/zone`` (operator): see :meth:`move_machine_in`."""
         return self._write(principal, lambda uow: self.move_machine_in(uow, asset, zone, principal.name))
-
-
-# Transitional: the floor's machine administration calls ``operator.move_machine(uow, svc, asset, zone, actor)``.
-from jackpot_controller.services.legacy import move_machine  # noqa: E402,F401

@@ -68,12 +68,3 @@ class WagerRecorder:
         owned = {a["hit"] for a in own}
         uow.after_commit(lambda: self.sequencer.after_fold(res, settled=owned))
         return WagerAwards(own, credited)
-
-
-def on_wager(uow, ctx: ServiceContext, machine, bet_won: int, game_number: int, outcome) -> WagerAwards:
-    """Transitional: the floor's spin before it receives the :class:`WagerRecorder` as a port (``machine``:
-    the floor's machine row). Delegates to the recorder the composition root built for ``ctx``."""
-    from jackpot_controller.services.legacy import services_of
-
-    ref = MachineRef(machine.id, machine.asset_number, machine.zone, machine.bank or "")
-    return services_of(ctx).wagers.on_wager(uow, ref, bet_won, game_number, outcome)

@@ -127,13 +127,3 @@ class TableProgressives:
         return TableRound(level=code, cycle=pool.cycle, meter_before=milli_to_won_floor(before),
                           meter_after=milli_to_won_floor(pool.value_milli),
                           contributed_milli=pool.contributed_milli - contributed0, awards=out)
-
-
-def settle_table_round(uow, ctx: ServiceContext, code: str, *, stakes: list[int], awards: list[TableAward],
-                       refs: dict[str, Any]) -> dict[str, Any]:
-    """Transitional: the table service before it receives :class:`TableProgressives` (it broadcasts the
-    meters itself). Returns :class:`TableRound` as a dict."""
-    from jackpot_controller.services.legacy import services_of
-
-    return services_of(ctx).tables.settle_round_in(uow, code, stakes=stakes, awards=awards,
-                                                   refs=refs).model_dump(mode="json")

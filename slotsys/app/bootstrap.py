@@ -10,6 +10,7 @@ feature's object that fills it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 from typing import Any
 
 import structlog
@@ -17,6 +18,10 @@ import structlog
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.container import JackpotServices
 from jackpot_controller.settings import JackpotSettings
+from slotsys.accounting.adapters.uow import REPOSITORIES as ACCOUNTING_REPOSITORIES
+from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.accounting.services import AccountingServices
+from slotsys.accounting.settings import AccountingSettings
 from slotsys.app.screens import ScreensService
 from slotsys.app.wiring.jackpots import build_jackpot_services
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
@@ -25,14 +30,19 @@ from slotsys.floor.services.admin import FloorAdminService
 from slotsys.floor.services.catalogue import GameCatalogueService, UploadedGames
 from slotsys.floor.services.catalogue import assignable as game_catalogue_assignable
 from slotsys.floor.services.events import FloorEventsService
-from slotsys.floor.services.play import FloorService
+from slotsys.floor.services.games import GameLibrary
+from slotsys.floor.services.play import FloorService, PlayPorts
+from slotsys.floor.settings import EventsSettings
+from slotsys.app.wiring.floor import FloorJackpots, FloorTickets
+from slotsys.app.wiring.players import CageCashDesk
+from slotsys.players.services.loyalty_play import LoyaltyAccrual
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.adapters.broadcast import make_publisher
 from slotsys.kernel.adapters.db import make_engine
 from slotsys.kernel.adapters.uow import UowFactory
 from slotsys.kernel.audit_reader import AuditLogReader
 from slotsys.kernel.context import ServiceContext
-from slotsys.kernel.ledger_audit import AuditService
+from slotsys.app.ledger_audit import AuditService
 from slotsys.kernel.ports import Csprng, SystemClock
 from slotsys.kernel.settings import Settings
 from slotsys.players.adapters.uow import REPOSITORIES as PLAYER_REPOSITORIES
@@ -42,18 +52,20 @@ from slotsys.server.celery_app import make_celery
 from slotsys.server.metrics import PrometheusMetrics
 from slotsys.staff.adapters.uow import REPOSITORIES as STAFF_REPOSITORIES
 from slotsys.staff.services.admin import StaffAdminService
+from slotsys.staff.adapters.sign_in import AddressLimiter, make_revocation_bus, namespace
 from slotsys.staff.services.auth import AuthService
+from slotsys.app.wiring.tables import ControllerTableProgressives, TableWallet
 from table_games.adapters.uow import REPOSITORIES as TABLE_REPOSITORIES
+from table_games.services.container import TableGames
 from table_games.services.mahjong import MahjongService
 from table_games.services.poker_room import PokerRoomService
-from table_games.services.tables import TableService
 from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
 from tito.services.container import TitoServices
 
 log = structlog.get_logger("slotsys")
 
 REPOSITORIES = (FLOOR_REPOSITORIES, PLAYER_REPOSITORIES, STAFF_REPOSITORIES, JACKPOT_REPOSITORIES,
-                TITO_REPOSITORIES, TABLE_REPOSITORIES)
+                TITO_REPOSITORIES, TABLE_REPOSITORIES, ACCOUNTING_REPOSITORIES)
 
 
 def make_uow(engine) -> UowFactory:
@@ -77,6 +89,7 @@ class Services:
     auth: AuthService
     staff_admin: StaffAdminService
     # the slot floor
+    game_library: GameLibrary
     floor: FloorService
     reported_games: MachineGameService
     floor_admin: FloorAdminService
@@ -90,10 +103,12 @@ class Services:
     # players
     players: PlayerService
     sessions: SessionService
-    # table games
-    tables: TableService
+    # table games (house-banked tables: tables, rounds, settlement)
+    tables: TableGames
     poker: PokerRoomService
     mahjong: MahjongService
+    # gaming-day accounting (above the features: it reads them all)
+    accounting: AccountingServices
     # the kernel's reads and the screens
     audit: AuditService
     audit_log: AuditLogReader
@@ -110,7 +125,10 @@ def build_services(settings: Settings) -> Services:
                          max_overflow=settings.db_max_overflow, pool_timeout=settings.db_pool_timeout_s,
                          pool_pre_ping=settings.db_pool_pre_ping)
     uow = make_uow(engine)
-    celery = make_celery(settings)
+    events_settings = EventsSettings()
+    accounting_settings = AccountingSettings()
+    celery = make_celery(settings, offline_sweep_s=events_settings.machine_offline_sweep_s,
+                         accounting_beat_s=accounting_settings.beat_interval_s)
 
     def enqueue(name: str, *args) -> None:
         try:
@@ -121,22 +139,34 @@ def build_services(settings: Settings) -> Services:
     publisher = make_publisher(settings.redis_url)
     ctx = ServiceContext(uow=uow, rng=Csprng(), clock=SystemClock(), settings=settings, enqueue=enqueue,
                          publish=publisher.publish, metrics=PrometheusMetrics())
-    from slotsys.floor.games import set_uploaded_source
-
-    set_uploaded_source(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
-    auth = AuthService(ctx)
+    sign_in_ns = namespace(settings.database_url)
+    auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
+                       bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = build_jackpot_services(ctx, engine=engine, publish=publisher.publish, settings=JackpotSettings())
+    tito = TitoServices.build(ctx)
+    # the slot floor and its ports
+    games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
+    floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), FloorTickets(ctx, tito)
+    play = PlayPorts(games=games, jackpots=floor_jackpots,
+                     loyalty=LoyaltyAccrual(settings))
+    floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
+    table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
+    gaming_day = GamingDay(settings.gaming_day_start_hour, settings.gaming_day_tz)  # THE gaming day of every report
+    accounting = AccountingServices.build(ctx, gaming_day=gaming_day, par_sheets=games, settings=accounting_settings)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
         auth=auth, staff_admin=StaffAdminService(ctx, auth),
-        floor=FloorService(ctx), reported_games=MachineGameService(ctx),
-        floor_admin=FloorAdminService(ctx, assignable=game_catalogue_assignable, announce_revoked=auth.announce_revoked),
-        events=FloorEventsService(ctx, publisher.publish, jackpots=jackpots),
-        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx),
+        game_library=games, floor=floor, reported_games=MachineGameService(ctx, play=play),
+        floor_admin=FloorAdminService(ctx, jackpots=floor_jackpots, tickets=floor_tickets,
+                                      assignable=game_catalogue_assignable, announce_revoked=auth.announce_revoked),
+        events=FloorEventsService(ctx, settings=events_settings, jackpots=floor_jackpots, tickets=floor_tickets,
+                                  publish=publisher.publish),
+        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, tz=ZoneInfo(events_settings.timezone)),
         jackpots=jackpots,
-        tito=TitoServices.build(ctx),
-        players=PlayerService(ctx), sessions=SessionService(ctx),
-        tables=TableService(ctx), poker=PokerRoomService(ctx), mahjong=MahjongService(ctx),
+        tito=tito,
+        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
+        tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
+        accounting=accounting,
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )
     celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)

@@ -49,7 +49,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # OPTIONS gets a 405 problem, not an empty 200
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
     app.spec_processor(problems.document_problems)  # errors are documented as problem+json
-    app.extensions["slotsys"] = build_services(settings)
+    app.extensions["slotsys"] = svc = build_services(settings)
+    svc.game_library.warm()  # every game's par sheet now, never on the spin path with a machine row locked
 
     from jackpot_controller.api.routes import bp as jackpots_bp
     from slotsys.floor.api.admin import bp as floor_admin_bp
@@ -59,9 +60,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from slotsys.staff.api.routes import bp as staff_bp
     from slotsys.app.api.system import bp as system_bp
     from table_games.api.routes import bp as tables_bp
-    from table_games.api.poker_room import bp as poker_bp  # issue 9: the poker room
+    from table_games.api.poker_room import bp as poker_bp  # the poker room
     app.register_blueprint(poker_bp)
-    from table_games.api.mahjong import bp as mahjong_bp  # issue 9: mahjong
+    from table_games.api.mahjong import bp as mahjong_bp  # mahjong
     app.register_blueprint(mahjong_bp)
     from tito.api.routes import bp as tickets_bp
 
@@ -72,7 +73,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(administration_bp)
     from slotsys.floor.api.events import bp as floor_events_bp  # machine events, alerts, handpays
     app.register_blueprint(floor_events_bp)
-    from slotsys.app.web.pages import register_screens  # issue 10: the pages + their read-only API
+    from slotsys.accounting.api.routes import bp as accounting_bp  # the gaming-day close, drop and count
+    app.register_blueprint(accounting_bp)
+    from slotsys.app.web.pages import register_screens  # the pages + their read-only API
     register_screens(app)
     from slotsys.app.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN
     register_api_docs(app)

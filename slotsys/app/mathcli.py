@@ -147,31 +147,47 @@ def par(game_id: str, variation: str | None, as_json: bool) -> None:
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @click.option("--spins", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="paid games to simulate")
-@click.option("--seed", type=int, default=1, show_default=True, help="PCG64 seed (same seed, same result)")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="seed of the chunks' PCG64 streams (same seed and chunking, same result on any number of workers)")
 @click.option("--variation", default=None, help="RTP variation (default: the game's default)")
 @click.option("--bet", "bet_spec", default=None,
               help="bet option: LINES×MULT / rREELS×MULT, e.g. 50x10, r3x2 (default: the full bet)")
 @click.option("--choice", type=int, default=None, help="free-games choice index (default: the game's default)")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="write PNG charts (RTP convergence with the ±4 SE band, win distribution) here")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="processes on this machine (default: every core this process may use; 1: this process)")
+@click.option("--chunk-spins", type=click.IntRange(min=1), default=None,
+              help="paid games per chunk (default: spins / 64 within 250,000 … 10,000,000); part of the result's identity")
+@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="keep completed chunks in this file; the same command again resumes from it")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="play the chunks on a Dask distributed cluster (e.g. tcp://10.0.0.5:8786) instead of local processes")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
-def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, as_json) -> None:
+def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, workers, chunk_spins, checkpoint, scheduler,
+             as_json) -> None:
     """Simulate GAME (vectorised, seeded) and compare its RTP with the exact par sheet.
 
     GAME is a catalogue game id or a definition file (PATH.yaml, or any path with a slash).
+    The run is cut into chunks with streams of their own (docs/simulation.md): the same seed,
+    spins and chunk size give the same result on 1 or N workers, on a cluster and after a resume.
 
-    Exits 1 when |RTP_sim − RTP_exact| ≥ 4 × SD / √spins (the exact SD).
+    Exits 1 when |RTP_sim − RTP_exact| ≥ 4 × SD / √spins (the exact SD); 130 when interrupted
+    (completed chunks stay in --checkpoint).
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from slotsys.floor.domain.game import InvalidBet, UnknownVariation
     from slotsys.floor.domain.parsheet import par_sheet
-    from slotsys.floor.domain.sim import Simulator, agreement
+    from slotsys.floor.domain.sim import agreement
+    from slotsys.floor.domain.simplan import ChunkPlan, CheckpointMismatch, SimSpec
+    from slotsys.floor.simrun import CheckpointError, run_simulation
 
     game = _game(game_id)
     try:
         bet = _parse_bet(game, bet_spec)
-        sim = Simulator(game, bet, variation, choice)
+        spec = SimSpec(game, bet, variation, choice)
+        sim = spec.build()
         sheet = par_sheet(game, variation)
     except InvalidBet as e:
         raise click.BadParameter(e.message, param_hint="--choice" if e.field == "choice" else "--bet") from None
@@ -181,16 +197,40 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, as_jso
     exact = fig
     if fig.by_choice and sim.choice is not None:
         exact = fig.by_choice[sim.choice]
-    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), disable=as_json, transient=True) as prog:
-        task = prog.add_task("spins", total=spins)
-        res = sim.run(spins, seed, progress=lambda n: prog.advance(task, n))
+    plan = ChunkPlan.for_spins(spins, seed, chunk_spins)
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), disable=as_json, transient=True) as prog:
+        task = prog.add_task("", total=spins)
+        last = [0]
+
+        def show(p) -> None:
+            last[0] = p.chunks_done
+            prog.update(task, completed=p.spins_done, description=f"chunk {p.chunks_done}/{p.chunks}")
+
+        try:
+            run = run_simulation(spec, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                                 progress=show, sim=sim)
+        except (CheckpointMismatch, CheckpointError) as e:
+            raise click.BadParameter(str(e), param_hint="--checkpoint") from None
+        except OSError as e:
+            if scheduler is None:
+                raise
+            raise click.ClickException(f"Dask scheduler {scheduler}: {e}") from None
+        except KeyboardInterrupt:
+            click.echo(f"interrupted with {last[0]:,} of {plan.chunks:,} chunks complete"
+                       + (f"; they are in {checkpoint}: the same command resumes" if checkpoint and last[0]
+                          else "; rerun with --checkpoint PATH to keep completed chunks" if not checkpoint else ""),
+                       err=True)
+            sys.exit(130)
+    res = run.result
     ok, z = agreement(res.rtp, float(exact.rtp), exact.sd, res.spins)
     se = exact.sd / res.spins ** 0.5
     out = {**res.to_dict(), "rtp_exact": float(exact.rtp), "sd_exact": exact.sd, "standard_error": se,
            "ci95": [res.rtp - 1.96 * se, res.rtp + 1.96 * se], "z": z, "agrees_within_4_se": ok,
            "hit_frequency_exact": float(fig.hit_frequency), "line_hit_frequency_exact": float(fig.line_hit_frequency),
-           "trigger_frequency_exact": float(fig.trigger_frequency)}
+           "trigger_frequency_exact": float(fig.trigger_frequency),
+           "run": {**plan.to_dict(), "executor": run.executor, "workers": run.workers, "resumed_chunks": run.resumed,
+                   "seconds": run.seconds}}
     if plot_dir is not None:
         out["plots"] = [str(p) for p in _plots(res, float(exact.rtp), exact.sd, plot_dir)]
     if as_json:
@@ -200,6 +240,11 @@ def simulate(game_id, spins, seed, variation, bet_spec, choice, plot_dir, as_jso
         click.echo(f"{game.name} ({game.id}) variation {res.variation}, bet {_label(b)} = {b.credits} credits"
                    + (f", free-games choice {res.choice}" if res.choice is not None else "")
                    + f", {res.spins:,} paid games, seed {seed}")
+        where = {"in-process": " in this process", "processes": f" on {run.workers} worker processes",
+                 "dask": f" on {run.workers} Dask worker threads at {scheduler}", "checkpoint": ""}[run.executor]
+        click.echo(f"  {plan.chunks:,} chunk{'s' if plan.chunks != 1 else ''} of {plan.chunk_spins:,}{where}"
+                   + (f", {'all' if not run.played else f'{run.resumed:,}'} resumed from {checkpoint}" if run.resumed else "")
+                   + (f"; {run.seconds:,.1f} s ({run.spins_per_second:,.0f} paid games/s)" if run.played else ""))
         click.echo(f"  RTP simulated {res.rtp:.4%} ± {1.96 * se:.4%} (95% CI {out['ci95'][0]:.4%} … {out['ci95'][1]:.4%})")
         click.echo(f"  RTP exact     {float(exact.rtp):.4%}   z = {z:+.2f} standard errors (SD {exact.sd:.3f} × bet)")
         click.echo(f"  hit frequency (any win incl. scatter pays and feature triggers) {res.hit_frequency:.4f} simulated, "

@@ -1,4 +1,4 @@
-"""Read-only use cases behind the screens (issue 10) that the API did not expose yet.
+"""Read-only use cases behind the screens that the API did not expose yet.
 
 * **Signage stream tokens.** A browser's ``EventSource`` cannot send an ``Authorization``
   header, so the signage page (logged in with a staff bearer token) first asks for a short-lived

@@ -8,13 +8,15 @@ import secrets
 
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.services.levels import create_level
-from slotsys.floor.adapters.tables import Machine
+from slotsys.app.wiring.floor import FloorTickets
+from slotsys.floor.domain.machine import Machine
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel.security import hash_password, new_token, token_digest
 from slotsys.kernel.context import ServiceContext
 from slotsys.floor.services.admin import create_bank, create_zone, enrol_machine, machine_accounts
 from slotsys.players.services.players import reissue_demo_pins, seed_loyalty
+from slotsys.app.wiring.tables import ControllerTableLevels
 from table_games.services.mahjong import seed_mahjong
 from table_games.services.poker_room import seed_poker_tables
 from table_games.services.tables import seed_tables
@@ -35,7 +37,7 @@ DEMO_BANKS = (("V1", "VIP"), ("V2", "VIP"), ("M1", "MASS"), ("M2", "MASS"), ("M3
 DEMO_STAFF = (("operator", "operator"), ("cashier", "cashier"), ("attendant", "attendant"), ("auditor", "auditor"), ("admin", "admin"),
               ("supervisor", "supervisor"), ("kiosk1", "kiosk"), ("host", "host"), ("pit", "pit"))
 
-# The casino's mystery system (issue 4): (code, name, params). Ranges are the casino's; rates are
+# The casino's mystery system: (code, name, params). Ranges are the casino's; rates are
 # ppm of every qualifying wager (1% = 10,000). Mass Minor comes first (the oldest level).
 # Premium is operator-configured: seeded at ₩1,000,000 - ₩3,000,000, edit it with PATCH.
 DEMO_LEVELS = (
@@ -90,7 +92,7 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             x = placed[b] = placed.get(b, -1) + 1
             _, key = enrol_machine(uow, ctx, None, {"asset_number": a, "bank": b, "zone": z, "game": g,
                                                     "denomination": d, "x": x, "y": 2 * row,
-                                                    "reason": "demo floor"})
+                                                    "reason": "demo floor"}, tickets=FloorTickets(ctx, None))
             machines.append({"asset": a, "zone": z, "game": g, "denomination": d, "key": key})
         staff = []
         for username, role in DEMO_STAFF:
@@ -101,9 +103,9 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             create_level(uow, code=code, name=name, params=params, rng=ctx.rng)
         seed_tito(uow, ctx, cashier="cashier", kiosks=[u for u, role in DEMO_STAFF if role == "kiosk"])
         players = seed_loyalty(uow, ctx)  # program, tiers, accrual rules, demo players (card + PIN)
-        seed_tables(uow)  # one demo table per game (table_games)
-        seed_poker_tables(uow)  # the demo poker room (issue 9)
-        seed_mahjong(uow)  # the demo mahjong tables (issue 9)
+        seed_tables(uow, ControllerTableLevels(ctx))  # one demo table per game (table_games)
+        seed_poker_tables(uow)  # the demo poker room
+        seed_mahjong(uow)  # the demo mahjong tables
         uow.commit()
     return {"staff": staff, "machines": machines, "players": players}
 

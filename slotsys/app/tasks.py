@@ -29,3 +29,10 @@ def reconcile_machine_meters(self) -> dict:
     """The gaming-day close: every machine-mode machine's last reported meters against the system's; each
     difference is recorded as a ``meter_mismatch`` event (beat, daily at 21:00 UTC = 06:00 Asia/Seoul)."""
     return reconcile_floor(self.app.services.ctx)
+
+
+@shared_task(name="slotsys.accounting_close_due", bind=True)
+def accounting_close_due(self) -> dict:
+    """Read the meters of the gaming day just ended and close it SLOTSYS_ACCOUNTING_CLOSE_AFTER_S after its end,
+    catching up on any day a missed run left open, in order (beat, every SLOTSYS_ACCOUNTING_BEAT_INTERVAL_S)."""
+    return self.app.services.accounting.days.close_due().model_dump(mode="json")

@@ -3,4 +3,6 @@
 from slotsys.app.bootstrap import build_services
 from slotsys.kernel.settings import get_settings
 
-celery = build_services(get_settings()).celery
+_services = build_services(get_settings())
+_services.game_library.warm()  # par sheets before the first award or reported game
+celery = _services.celery

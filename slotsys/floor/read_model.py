@@ -1,4 +1,4 @@
-"""Read-only views for the operator console (issue 10): the floor by zone and bank with each
+"""Read-only views for the operator console: the floor by zone and bank with each
 machine's state and today's figures, and one machine's detail (meters + its last 10 games).
 
 Amounts are integer won. "Today" is the casino-local day (``SLOTSYS_TITO_TIMEZONE``, Asia/Seoul)
@@ -27,15 +27,15 @@ from datetime import datetime, time, timezone
 
 from sqlalchemy import func, select
 
-from jackpot_controller.adapters.tables import JackpotHit
+from zoneinfo import ZoneInfo
+
+from slotsys.floor.adapters.foreign import jackpot_hits, player_sessions
+from slotsys.floor.adapters.tables import GameRound
+from slotsys.floor.domain.machine import Machine
+from slotsys.floor.services.play import FloorService
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import Account
-from slotsys.floor.adapters.tables import GameRound, Machine
-from slotsys.players.adapters.tables import PlayerSession
-from slotsys.floor.games import load_game
 from slotsys.kernel.context import ServiceContext
-from slotsys.floor.services.play import machine_view
-from tito.settings import get_tito_settings
 
 IN_PLAY_SECONDS = 120
 STATES = ("idle", "in_play", "carded", "handpay", "locked", "offline")
@@ -57,16 +57,19 @@ def machine_state(status: str, credits: int, carded: bool, last_game_at: datetim
     return "idle"
 
 
-def local_day_start(now: datetime) -> datetime:
-    """UTC instant of the casino-local midnight that began ``now``'s day."""
-    tz = get_tito_settings().tz
+def local_day_start(now: datetime, tz: ZoneInfo) -> datetime:
+    """UTC instant of the casino-local (``tz``) midnight that began ``now``'s day."""
     local = now.astimezone(tz)
     return datetime.combine(local.date(), time.min, tz).astimezone(timezone.utc)
 
 
 class FloorViewService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    """The console's reads. ``floor``: the machine views; ``tz``: the casino's time zone (its local day)."""
+
+    def __init__(self, ctx: ServiceContext, *, floor: FloorService, tz: ZoneInfo) -> None:
         self.ctx = ctx
+        self.floor = floor
+        self.tz = tz
 
     def overview(self) -> dict:
         """The floor for the operator console.
@@ -79,7 +82,7 @@ class FloorViewService:
         "games"}}`` (won).
         """
         now = self.ctx.clock.now()
-        start = local_day_start(now)
+        start = local_day_start(now, self.tz)
         with self.ctx.uow(readonly=True) as uow:
             s = uow.session
             machines = uow.machines.all()
@@ -88,10 +91,11 @@ class FloorViewService:
                 select(GameRound.machine_id, func.sum(GameRound.bet_won), func.sum(GameRound.win_won),
                        func.count(GameRound.id), func.max(GameRound.created_at))
                 .where(GameRound.created_at >= start).group_by(GameRound.machine_id))}
+            jh = jackpot_hits.c
             jackpots = dict(s.execute(
-                select(JackpotHit.machine_id, func.sum(JackpotHit.amount_won))
-                .where(JackpotHit.created_at >= start).group_by(JackpotHit.machine_id)).all())
-            carded = set(s.scalars(select(PlayerSession.machine_id).where(PlayerSession.status == "open")))
+                select(jh.machine_id, func.sum(jh.amount_won)).where(jh.created_at >= start).group_by(jh.machine_id)).all())
+            ps = player_sessions.c
+            carded = set(s.scalars(select(ps.machine_id).where(ps.status == "open")))
             offline = {mid for mid, link in uow.floor_events.links().items() if not link.online}
             codes = {accounts.machine_credits(m.asset_number): m.id for m in machines}  # every credit meter, one query
             credits = {m.id: 0 for m in machines}
@@ -110,7 +114,7 @@ class FloorViewService:
                          "hold": int(cin or 0) - int(cout or 0) - jp, "games": int(n or 0)}
                 state = machine_state(m.status, credits[m.id], m.id in carded, last, now, m.id not in offline)
                 view = {"asset": m.asset_number, "zone": m.zone, "bank": m.bank, "game": m.game_id,
-                        "game_name": load_game(m.game_id).name, "denomination": m.denomination, "status": m.status,
+                        "game_name": self.floor.games.load(m.game_id).name, "denomination": m.denomination, "status": m.status,
                         "lock_reason": m.lock_reason or None, "state": state, "credits": credits[m.id],
                         "carded": m.id in carded, "last_game_at": last.isoformat() if last else None, "today": today}
                 by_zone.setdefault(m.zone, {}).setdefault(m.bank or "-", []).append(view)
@@ -120,7 +124,7 @@ class FloorViewService:
                     totals[k] += today[k]
         names = dict(zones)
         return {
-            "generated_at": now.isoformat(), "day": now.astimezone(get_tito_settings().tz).date().isoformat(),
+            "generated_at": now.isoformat(), "day": now.astimezone(self.tz).date().isoformat(),
             "day_start": start.isoformat(), "states": list(STATES),
             "zones": [{"code": code, "name": names.get(code, code),
                        "banks": [{"bank": b, "machines": ms} for b, ms in sorted(banks.items())]}
@@ -129,7 +133,7 @@ class FloorViewService:
         }
 
     def machine(self, asset: str) -> dict:
-        """One machine: its meters view (``slotsys.floor.services.play.machine_view``) plus ``state``,
+        """One machine: its meters view (``FloorService.machine_view``) plus ``state``,
         ``lock_reason``, ``carded``, ``rows`` / ``reels`` of its window, its symbols
         (``{id: {"name", "kind"}}``) and ``games``: the last 10 games, newest first, each
         ``{"game_number", "at", "bet", "bet_won", "win_won", "window" ([row][reel] symbol ids), "stops",
@@ -138,12 +142,12 @@ class FloorViewService:
         with self.ctx.uow(readonly=True) as uow:
             m: Machine = uow.machines.get(asset)
             credits = uow.ledger.balance(accounts.machine_credits(asset))
-            view = machine_view(m, credits)
+            view = self.floor.machine_view(m, credits)
             rounds = uow.rounds.recent(m.id, 10)
-            carded = uow.session.scalar(select(func.count(PlayerSession.id)).where(
-                PlayerSession.machine_id == m.id, PlayerSession.status == "open")) > 0
+            ps = player_sessions.c
+            carded = uow.session.scalar(select(func.count(ps.id)).where(ps.machine_id == m.id, ps.status == "open")) > 0
             last = rounds[0].created_at if rounds else None
-            game = load_game(m.game_id)
+            game = self.floor.games.load(m.game_id)
             view.update(
                 state=machine_state(m.status, credits, carded, last, now, _online(uow, m.id)),
                 lock_reason=m.lock_reason or None,

@@ -4,7 +4,7 @@ Filters: ``actor`` (exact username or ``system``), ``action`` (``game.approve`` 
 every action of that family), ``subject`` (``user:cashier1``, ``game:lucky_three``), ``outcome`` (``done`` |
 ``refused``), ``since`` ≤ at < ``until`` (aware datetimes, UTC in the answer). Newest first; ``cursor`` is the id
 of the last entry of the previous page (``next_cursor`` of that answer; None when there is no further page).
-The ledger audit (``GET /api/v1/audit/ledger``) is another thing: ``slotsys.kernel.ledger_audit``.
+The ledger audit (``GET /api/v1/audit/ledger``) is another thing: ``slotsys.app.ledger_audit``.
 """
 
 from __future__ import annotations

@@ -73,3 +73,10 @@ class TwoSignaturesRequired(Conflict):
 class MachineLocked(Conflict):
     code = "machine-locked"
     title = "The machine is locked"
+
+
+class HandpayRequired(Conflict):
+    """A cash-out above the ticket limit: the credits are paid by hand (the handpay queue), not on a ticket."""
+
+    code = "handpay-required"
+    title = "Cash-out above the ticket limit: handpay required"

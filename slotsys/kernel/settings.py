@@ -8,7 +8,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 VAR_DIR = Path.cwd() / "var"
@@ -101,6 +103,11 @@ class Settings(BaseSettings):
     # with gunicorn the spins are served first and the signage waits (a sign can take 100 ms; a spin should
     # not). 0: unchanged.
     stream_nice: int = Field(default=5, ge=0, le=19)
+    # The gaming day (slotsys/accounting/domain/gaming_day.py, docs/accounting.md): it starts at GAMING_DAY_START_HOUR
+    # o'clock local wall-clock time of the IANA zone GAMING_DAY_TZ and is labelled with the local date it starts on.
+    # One policy for every report: the composition root builds the one GamingDay from these.
+    gaming_day_start_hour: int = Field(default=6, ge=0, le=23)
+    gaming_day_tz: str = "Asia/Seoul"
     casino_name: str = "Grand Seoul Casino"
     casino_site: str = "Seoul, Gangnam"
     ticket_expiry_days: int = 30
@@ -132,6 +139,15 @@ class Settings(BaseSettings):
     credentials_file: Path = Field(default=VAR_DIR / "demo-credentials.json")
     host: str = "127.0.0.1"
     port: int = 8000
+
+    @field_validator("gaming_day_tz")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. Asia/Seoul)") from None
+        return value
 
     @property
     def eager(self) -> bool:

@@ -38,13 +38,10 @@ BROKER_TRANSPORT_OPTIONS = {
 }
 
 
-def _offline_sweep_s() -> float:
-    from slotsys.floor.services.events import get_events_settings
-
-    return float(get_events_settings().machine_offline_sweep_s)
-
-
-def make_celery(settings: Settings) -> Celery:
+def make_celery(settings: Settings, *, offline_sweep_s: float = 5.0, accounting_beat_s: float = 30.0) -> Celery:
+    """The Celery app for ``settings``; ``offline_sweep_s``: how often beat sweeps for silent machines
+    (``SLOTSYS_MACHINE_OFFLINE_SWEEP_S``); ``accounting_beat_s``: how often beat looks for a gaming day to read
+    and close (``SLOTSYS_ACCOUNTING_BEAT_INTERVAL_S``)."""
     app = Celery("slotsys", broker=settings.redis_url or "memory://", include=TASK_MODULES)
     app.conf.update(
         task_always_eager=settings.eager,
@@ -70,10 +67,14 @@ def make_celery(settings: Settings) -> Celery:
             "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
             # machines silent past SLOTSYS_MACHINE_OFFLINE_AFTER_S → comms_lost + alert (services/floor_events.py)
             "machines-offline-sweep": {"task": "slotsys.machines_offline_sweep",
-                                       "schedule": _offline_sweep_s()},
+                                       "schedule": float(offline_sweep_s)},
             # the gaming-day close (06:00 Asia/Seoul): machine-reported meters reconciled (services/machine_games.py)
             "reconcile-machine-meters": {"task": "slotsys.reconcile_machine_meters",
                                          "schedule": crontab(hour=21, minute=0)},
+            # the gaming day just ended: its meters read at once, the day closed a little later (slotsys/accounting).
+            # An interval, not a crontab: the day's end is local wall-clock time (DST moves it in UTC) and a run
+            # missed while beat was down is caught up by the next one.
+            "accounting-close-due": {"task": "slotsys.accounting_close_due", "schedule": float(accounting_beat_s)},
             # idempotency records past SLOTSYS_IDEMPOTENCY_RETENTION_DAYS, in bounded batches (services/retention.py)
             "purge-idempotency": {"task": "slotsys.purge_idempotency",
                                   "schedule": float(settings.idempotency_purge_interval_s)},

@@ -25,11 +25,9 @@ worker_class = "slotsys.server.gunicorn_worker.AdmissionWorker"
 
 # gthread (gunicorn 27) holds a worker thread for up to DEFAULT_WORKER_DATA_TIMEOUT (5 s, not a setting)
 # on each new connection until its first request arrives. Slot machines connect and then idle until
-# their first spin: when a floor powers up, every thread sat on idle sockets and spins queued for
-# seconds (bench/floor_load.py --driver wrk --interval 3 with 300 machines: p99 2.8 s at 94 spins/s,
-# while the app's own time was p99 117 ms). A short wait hands an idle new connection to the worker's
-# poller, as gunicorn already does for kept-alive connections; it also bounds the drain of an unread
-# request body, after which the connection is closed instead of kept alive.
+# their first spin, so at power-up every thread would sit on idle sockets (docs/decisions/0006). A short
+# wait hands an idle new connection to the worker's poller, as gunicorn already does for kept-alive
+# connections; it also bounds the drain of an unread request body, after which the connection is closed.
 from gunicorn.workers import gthread as _gthread  # noqa: E402
 
 if not hasattr(_gthread, "DEFAULT_WORKER_DATA_TIMEOUT"):  # pyproject pins gunicorn 27.x; fail loudly, not silently
@@ -43,9 +41,8 @@ keepalive = 10
 
 # Connections one worker holds open (gunicorn's default is 1,000). Every machine keeps one kept-alive
 # connection to the floor system; past this limit a worker stops accepting, and the machines beyond it wait
-# in the kernel's accept backlog until some other connection closes: with 3,000 machines on two workers
-# (bench/floor_load.py --machines 3000 --interval 3), a third of them waited 10–20 s for every spin while the
-# app itself answered within 0.4 s. An idle connection costs a socket and a poller entry.
+# in the kernel's accept backlog until some other connection closes (docs/decisions/0006). An idle
+# connection costs a socket and a poller entry.
 # Each connection is a file descriptor: the soft open-files limit is raised towards the hard one (systemd's
 # default soft limit, 1,024, would otherwise crash a worker with EMFILE at about the 1,000th machine), and
 # the setting is capped below whatever limit there is, leaving room for the database pool, Redis and logs.

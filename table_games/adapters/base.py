@@ -1,18 +1,30 @@
-"""What the table-games repositories share: a unit of work's session, add/delete with a flush, and
-tables looked up by their unique ``code`` (optionally locked ``FOR UPDATE``)."""
+"""What the table-games repositories share: a unit of work's session, tables looked up by their unique ``code``
+(optionally locked ``FOR UPDATE``), and records handed to the services as domain objects (never rows).
+
+A repository copies a row's JSON fields into the record it returns (and back when it stores one), so a service
+holding a record never aliases a row: it changes the record and gives it back (``save…``)."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from slotsys.kernel.errors import NotFound
 
+R = TypeVar("R")
 
-class ByCodeRepo:
-    """Subclasses set ``model`` (a mapped class with a unique ``code``) and ``noun`` (for the 404)."""
+
+def copied(value: Any) -> Any:
+    """A deep copy of a JSON value (None stays None)."""
+    return copy.deepcopy(value)
+
+
+class ByCodeRepo(Generic[R]):
+    """Subclasses set ``model`` (a mapped class with a unique ``code``), ``noun`` (for the 404) and
+    :meth:`record` (the row as a domain record)."""
 
     model: Any
     noun = "table"
@@ -20,27 +32,37 @@ class ByCodeRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
 
-    def add(self, obj) -> None:
-        self.s.add(obj)
+    def record(self, row: Any) -> R:
+        raise NotImplementedError
+
+    def _insert(self, row: Any) -> Any:
+        self.s.add(row)
         self.s.flush()
+        return row
 
-    def delete(self, obj) -> None:
-        self.s.delete(obj)
-        self.s.flush()
-
-    def all(self) -> list:
-        return list(self.s.scalars(select(self.model).order_by(self.model.code)))
-
-    def find(self, code: str):
-        return self.s.scalar(select(self.model).where(self.model.code == code))
-
-    def get(self, code: str, *, for_update: bool = False):
-        """The table by code (404 field ``code``); ``for_update`` locks its row and reloads it in the same
-        statement (the identity map must not hide a change committed while we waited for the lock)."""
+    def _row(self, code: str, *, for_update: bool = False) -> Any:
         stmt = select(self.model).where(self.model.code == code)
-        if for_update:
+        if for_update:  # lock and reload in one statement: the identity map must not hide a committed change
             stmt = stmt.with_for_update().execution_options(populate_existing=True)
-        t = self.s.scalar(stmt)
-        if t is None:
+        row = self.s.scalar(stmt)
+        if row is None:
             raise NotFound(f"no {self.noun} {code!r}", field="code")
-        return t
+        return row
+
+    def _by_id(self, row_id: int) -> Any:
+        row = self.s.get(self.model, row_id)
+        if row is None:
+            raise NotFound(f"no {self.noun} #{row_id}", field="code")
+        return row
+
+    def all(self) -> list[R]:
+        return [self.record(t) for t in self.s.scalars(select(self.model).order_by(self.model.code))]
+
+    def find(self, code: str) -> R | None:
+        row = self.s.scalar(select(self.model).where(self.model.code == code))
+        return None if row is None else self.record(row)
+
+    def get(self, code: str, *, for_update: bool = False) -> R:
+        """The table by code (404 field ``code``); ``for_update`` locks its row and reloads it in the same
+        statement."""
+        return self.record(self._row(code, for_update=for_update))

@@ -1,4 +1,4 @@
-"""Poker room tables (issue 9; migration 0009_poker_room): poker tables (rules in ``rules`` JSON, the button),
+"""Poker room tables (migration 0009_poker_room): poker tables (rules in ``rules`` JSON, the button),
 seats (one per player per table), hands (pokerkit inputs: starting stacks in pokerkit order, the CSPRNG-shuffled
 deck, the player actions as PHH strings; at the end the PHH text, finishing stacks, rake and the journal entry).
 A player's table stack is a ledger account (``poker:<code>:stack:<player>``), not a column here.
@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint, select
+from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint, delete, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
 from slotsys.kernel.errors import NotFound
-from table_games.adapters.base import ByCodeRepo
+from table_games.adapters.base import ByCodeRepo, copied
+from table_games.domain import model as M
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")
 
@@ -67,21 +68,70 @@ class PokerHand(Base):
                       CheckConstraint("rake >= 0", name="rake"))
 
 
-class PokerRepo(ByCodeRepo):
-    """Repository over the poker-room tables, bound to a unit of work's session (``PokerRepo(uow.session)``)."""
+def _table(row: PokerTable) -> M.PokerTable:
+    return M.PokerTable(id=row.id, code=row.code, name=row.name, rules=copied(row.rules), status=row.status,
+                        button_seat=row.button_seat, hand_seq=row.hand_seq)
+
+
+def _hand(row: PokerHand) -> M.PokerHand:
+    return M.PokerHand(id=row.id, table_id=row.table_id, number=row.number, rules=copied(row.rules),
+                       button_seat=row.button_seat, seats=copied(row.seats), starting_stacks=copied(row.starting_stacks),
+                       deck=copied(row.deck), actions=copied(row.actions), status=row.status, phh=row.phh,
+                       finishing_stacks=copied(row.finishing_stacks), rake=row.rake, results=copied(row.results),
+                       entry_id=row.entry_id, started_at=row.started_at, ended_at=row.ended_at)
+
+
+class PokerRepo(ByCodeRepo[M.PokerTable]):
+    """The poker room's repository (``uow.poker_tables``, :class:`table_games.services.ports.PokerRoomRepository`)."""
 
     model = PokerTable
     noun = "poker table"
 
-    def seats(self, table_id: int) -> list[PokerSeat]:
-        return list(self.s.scalars(select(PokerSeat).where(PokerSeat.table_id == table_id).order_by(PokerSeat.seat)))
+    def record(self, row: PokerTable) -> M.PokerTable:
+        return _table(row)
 
-    def hand(self, table_id: int, number: int) -> PokerHand:
+    def create(self, table: M.PokerTable) -> M.PokerTable:
+        return _table(self._insert(PokerTable(code=table.code, name=table.name, rules=copied(table.rules),
+                                              status=table.status, button_seat=table.button_seat,
+                                              hand_seq=table.hand_seq)))
+
+    def save(self, table: M.PokerTable) -> None:
+        row = self._by_id(table.id)
+        row.status, row.button_seat, row.hand_seq = table.status, table.button_seat, table.hand_seq
+        self.s.flush()
+
+    def seats(self, table_id: int) -> list[M.PokerSeat]:
+        return [M.PokerSeat(s.seat, s.player_id)
+                for s in self.s.scalars(select(PokerSeat).where(PokerSeat.table_id == table_id).order_by(PokerSeat.seat))]
+
+    def add_seat(self, table_id: int, seat: M.PokerSeat) -> None:
+        self._insert(PokerSeat(table_id=table_id, seat=seat.seat, player_id=seat.player_id))
+
+    def remove_seat(self, table_id: int, seat: int) -> None:
+        self.s.execute(delete(PokerSeat).where(PokerSeat.table_id == table_id, PokerSeat.seat == seat))
+
+    def _hand_row(self, table_id: int, number: int) -> PokerHand:
         h = self.s.scalar(select(PokerHand).where(PokerHand.table_id == table_id, PokerHand.number == number))
         if h is None:
             raise NotFound(f"no hand {number} at this table", field="hand")
         return h
 
-    def hands(self, table_id: int, limit: int = 50) -> list[PokerHand]:
-        return list(self.s.scalars(select(PokerHand).where(PokerHand.table_id == table_id)
-                                   .order_by(PokerHand.number.desc()).limit(limit)))
+    def hand(self, table_id: int, number: int) -> M.PokerHand:
+        return _hand(self._hand_row(table_id, number))
+
+    def hands(self, table_id: int, limit: int = 50) -> list[M.PokerHand]:
+        return [_hand(h) for h in self.s.scalars(select(PokerHand).where(PokerHand.table_id == table_id)
+                                                 .order_by(PokerHand.number.desc()).limit(limit))]
+
+    def add_hand(self, hand: M.PokerHand) -> M.PokerHand:
+        return _hand(self._insert(PokerHand(
+            table_id=hand.table_id, number=hand.number, status=hand.status, rules=copied(hand.rules),
+            button_seat=hand.button_seat, seats=copied(hand.seats), starting_stacks=copied(hand.starting_stacks),
+            deck=copied(hand.deck), actions=copied(hand.actions), rake=hand.rake, started_at=hand.started_at)))
+
+    def save_hand(self, hand: M.PokerHand) -> None:
+        row = self._hand_row(hand.table_id, hand.number)
+        row.actions, row.status, row.phh = copied(hand.actions), hand.status, hand.phh
+        row.finishing_stacks, row.rake, row.results = copied(hand.finishing_stacks), hand.rake, copied(hand.results)
+        row.entry_id, row.ended_at = hand.entry_id, hand.ended_at
+        self.s.flush()

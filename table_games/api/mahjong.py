@@ -17,13 +17,13 @@ from slotsys.kernel.api.common import (
     RecordId,
     StrictModel,
     Won,
-    idem_key,
+    once_key,
     player_token_hook,
     principal,
-    reply,
+    reply_once,
     services,
 )
-from table_games.services.mahjong import MahjongService
+from table_games.services.mahjong import DrawHand, MahjongService, NewMahjongTable, ScoreHand
 
 bp = APIBlueprint("mahjong", __name__, url_prefix="/api/v1/mahjong", tag="Mahjong")
 
@@ -127,41 +127,44 @@ def score(body: ScoreIn):
 @bp.get("/tables")
 @bp.doc(summary="Mahjong tables with seats and stacks", **AUTH_DOC)
 def list_tables():
-    return svc().list(principal())
+    return svc().list(principal()).model_dump(mode="json")
 
 
 @bp.post("/tables")
 @bp.input(TableIn, arg_name="body")
 @bp.doc(summary="Open a mahjong table: rule set, won per point, house fee, buy-in range (pit, supervisor)", **AUTH_DOC)
 def create_table(body: TableIn):
-    return svc().create(principal(), body.model_dump()), 201
+    return svc().create(principal(), NewMahjongTable(**body.model_dump())).model_dump(mode="json"), 201
 
 
 @bp.get("/tables/<code>")
 @bp.doc(summary="A mahjong table: rules, seats and stacks, hands played, riichi sticks carried", **AUTH_DOC)
 def get_table(code: str):
-    return svc().get(principal(), code)
+    return svc().get(principal(), code).model_dump(mode="json")
 
 
 @bp.post("/tables/<code>/seats")
 @bp.input(SitIn, arg_name="body")
 @bp.doc(summary="Seat a player with a buy-in from their wallet (pit, supervisor); needs Idempotency-Key", **AUTH_DOC)
 def sit(code: str, body: SitIn):
-    return reply(*svc().sit(principal(), code, body.model_dump(), idem_key()))
+    key = once_key(f"mahjong/{code}/seats", body.model_dump())
+    return reply_once(svc().sit(principal(), code, body.seat, body.player_id, body.buy_in, key), status=201)
 
 
 @bp.post("/tables/<code>/seats/<seat>/top-up")
 @bp.input(TopUpIn, arg_name="body")
 @bp.doc(summary="Top up a seated player's stack from their wallet (pit, supervisor); needs Idempotency-Key", **AUTH_DOC)
 def top_up(code: str, seat: str, body: TopUpIn):
-    return reply(*svc().top_up(principal(), code, seat, body.model_dump(), idem_key()))
+    key = once_key(f"mahjong/{code}/seats/{seat}/top-up", body.model_dump())
+    return reply_once(svc().top_up(principal(), code, seat, body.amount, key))
 
 
 @bp.post("/tables/<code>/seats/<seat>/leave")
 @bp.doc(summary="The player leaves: the stack goes back to the wallet (pit, supervisor); needs Idempotency-Key",
         **AUTH_DOC)
 def leave(code: str, seat: str):
-    return reply(*svc().leave(principal(), code, seat, idem_key()))
+    key = once_key(f"mahjong/{code}/seats/{seat}/leave", {})
+    return reply_once(svc().leave(principal(), code, seat, key))
 
 
 @bp.post("/tables/<code>/hands")
@@ -169,7 +172,9 @@ def leave(code: str, seat: str):
 @bp.doc(summary="Score a won hand and settle it between the stacks in one entry (pit, supervisor); "
                 "needs Idempotency-Key", **AUTH_DOC)
 def score_hand(code: str, body: HandIn):
-    return reply(*svc().score_hand(principal(), code, body.model_dump(exclude_none=True), idem_key()))
+    data = body.model_dump(exclude_none=True)
+    key = once_key(f"mahjong/{code}/hands", data)
+    return reply_once(svc().score_hand(principal(), code, ScoreHand.from_body(data), key), status=201)
 
 
 @bp.post("/tables/<code>/draws")
@@ -177,16 +182,19 @@ def score_hand(code: str, body: HandIn):
 @bp.doc(summary="Record a drawn hand: riichi sticks go to the table's pot (pit, supervisor); needs Idempotency-Key",
         **AUTH_DOC)
 def draw(code: str, body: DrawIn):
-    return reply(*svc().draw(principal(), code, body.model_dump(), idem_key()))
+    key = once_key(f"mahjong/{code}/draws", body.model_dump())
+    cmd = DrawHand(number=body.number, dealer=body.dealer, dealer_tenpai=body.dealer_tenpai,
+                   riichi_seats=tuple(body.riichi_seats))
+    return reply_once(svc().draw(principal(), code, cmd, key), status=201)
 
 
 @bp.get("/tables/<code>/hands")
 @bp.doc(summary="The table's recorded hands, newest first", **AUTH_DOC)
 def list_hands(code: str):
-    return svc().hands(principal(), code)
+    return svc().hands(principal(), code).model_dump(mode="json")
 
 
 @bp.get("/tables/<code>/hands/<int:number>")
 @bp.doc(summary="A recorded hand: tiles, result, payments", **AUTH_DOC)
 def get_hand(code: str, number: int):
-    return svc().get_hand(principal(), code, number)
+    return svc().get_hand(principal(), code, number).model_dump(mode="json")

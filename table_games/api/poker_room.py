@@ -1,4 +1,4 @@
-"""Poker room API under ``/api/v1/poker`` (issue 9): tables, seats, buy-ins/cash-outs on the wallet, hands and
+"""Poker room API under ``/api/v1/poker``: tables, seats, buy-ins/cash-outs on the wallet, hands and
 actions (with whose turn it is and the legal actions and amounts), records and PHH hand histories. Thin routes:
 the rules are in ``table_games.services.poker_room``. Money-moving POSTs (buy-in, cash-out, actions) need an
 ``Idempotency-Key``. A player's own token (``pl_…``) works on the seat, chip, hand and action endpoints.
@@ -17,13 +17,13 @@ from slotsys.kernel.api.common import (
     RecordId,
     StrictModel,
     Won,
-    idem_key,
+    once_key,
     player_token_hook,
     principal,
-    reply,
+    reply_once,
     services,
 )
-from table_games.services.poker_room import PokerRoomService
+from table_games.services.poker_room import PokerAction, PokerRoomService
 
 bp = APIBlueprint("poker", __name__, url_prefix="/api/v1/poker", tag="Poker room")
 
@@ -74,7 +74,7 @@ class PhhIn(StrictModel):
 @bp.get("/tables")
 @bp.doc(summary="Every poker table with seats and stacks (pit, supervisor, operator, auditor, host)", **AUTH_DOC)
 def list_tables():
-    return room().list_tables(principal())
+    return room().list_tables(principal()).model_dump(mode="json")
 
 
 @bp.post("/tables")
@@ -82,53 +82,55 @@ def list_tables():
 @bp.doc(summary="Open a table: FL or NL, seats 2-10, blinds, bets, antes, buy-in range, rake (pit, supervisor)",
         **AUTH_DOC)
 def create_table(body: TableIn):
-    return room().create_table(principal(), body.model_dump()), 201
+    return room().create_table(principal(), body.code, body.name, body.rules).model_dump(mode="json"), 201
 
 
 @bp.get("/tables/<code>")
 @bp.doc(summary="A poker table: rules, button, seats with stacks, hand in play", **AUTH_DOC)
 def get_table(code: str):
-    return room().get_table(principal(), code)
+    return room().get_table(principal(), code).model_dump(mode="json")
 
 
 @bp.post("/tables/<code>/seats")
 @bp.input(SitIn, arg_name="body")
 @bp.doc(summary="Seat a player (pit, or the player's own token)", **AUTH_DOC)
 def sit(code: str, body: SitIn):
-    return room().sit(principal(), code, body.seat, body.player_id), 201
+    return room().sit(principal(), code, body.seat, body.player_id).model_dump(mode="json"), 201
 
 
 @bp.post("/tables/<code>/buy-in")
 @bp.input(BuyInIn, arg_name="body")
 @bp.doc(summary="Wallet → table stack within the buy-in range; needs Idempotency-Key", **AUTH_DOC)
 def buy_in(code: str, body: BuyInIn):
-    return reply(*room().buy_in(principal(), code, body.model_dump(), idem_key()))
+    key = once_key(f"poker/{code}/buy-in", body.model_dump())
+    return reply_once(room().buy_in(principal(), code, body.player_id, body.amount, key))
 
 
 @bp.post("/tables/<code>/cash-out")
 @bp.input(CashOutIn, arg_name="body")
 @bp.doc(summary="Table stack → wallet (and leave the seat with leave=true); needs Idempotency-Key", **AUTH_DOC)
 def cash_out(code: str, body: CashOutIn):
-    return reply(*room().cash_out(principal(), code, body.model_dump(), idem_key()))
+    key = once_key(f"poker/{code}/cash-out", body.model_dump())
+    return reply_once(room().cash_out(principal(), code, body.player_id, body.leave, key))
 
 
 @bp.post("/tables/<code>/hands")
 @bp.doc(summary="Deal the next hand: the button moves, blinds/antes, CSPRNG deck (pit, supervisor)", **AUTH_DOC)
 def start_hand(code: str):
-    return room().start_hand(principal(), code), 201
+    return room().start_hand(principal(), code).model_dump(mode="json"), 201
 
 
 @bp.get("/tables/<code>/hands")
 @bp.doc(summary="The table's hands, newest first", **AUTH_DOC)
 def list_hands(code: str):
-    return room().hands(principal(), code)
+    return room().hands(principal(), code).model_dump(mode="json")
 
 
 @bp.get("/tables/<code>/hands/<int:number>")
 @bp.doc(summary="A hand: board, pot, stacks, whose turn with legal actions and amounts; results at the end",
         **AUTH_DOC)
 def get_hand(code: str, number: int):
-    return room().get_hand(principal(), code, number)
+    return room().get_hand(principal(), code, number).model_dump(mode="json")
 
 
 @bp.post("/tables/<code>/hands/<int:number>/actions")
@@ -136,7 +138,9 @@ def get_hand(code: str, number: int):
 @bp.doc(summary="fold / check / call / bet / raise (to amount) / all_in by the player to act; needs Idempotency-Key",
         **AUTH_DOC)
 def act(code: str, number: int, body: ActionIn):
-    return reply(*room().act(principal(), code, number, body.model_dump(exclude_none=True), idem_key()))
+    key = once_key(f"poker/{code}/hands/{number}/actions", body.model_dump(exclude_none=True))
+    cmd = PokerAction(action=body.action, amount=body.amount, seq=body.seq, seat=body.seat)
+    return reply_once(room().act(principal(), code, number, cmd, key))
 
 
 @bp.get("/tables/<code>/hands/<int:number>/phh")

@@ -2,9 +2,12 @@
 or a dealer on their behalf), outcome + settlement (dealer input or CSPRNG), records, replay, the
 baccarat shoe and roadmaps; blackjack and the poker games (three card poker, Caribbean stud, hold'em
 bonus, pai gow poker) dealt and decided one decision at a time, the pai gow bank and hand-setting helpers.
-Thin routes: the rules are in ``table_games.services.tables`` (+ ``poker_games``).
+Thin routes: the rules are in ``table_games.services`` (tables and seats, rounds, settlement) and the games'
+engines (``table_games.domain.engines``).
 
-Money-moving POSTs (bets, decisions, the bank, settle) need an ``Idempotency-Key``.
+Money-moving POSTs (bets, decisions, the bank, settle, colour chips) need an ``Idempotency-Key``: the route
+names the request (``once_key``: the path and the body it fingerprints) and answers with the use case's result
+(``reply_once``: ``Idempotent-Replayed: true`` on a replay).
 """
 
 from __future__ import annotations
@@ -22,13 +25,17 @@ from slotsys.kernel.api.common import (
     RecordId,
     StrictModel,
     Won,
-    idem_key,
+    once_key,
     player_token_hook,
     principal,
-    reply,
+    reply_once,
     services,
 )
-from table_games.services.tables import TableService
+from table_games.domain.engines.base import DealerInput
+from table_games.domain.engines.base import Decision as DecisionCmd
+from table_games.services.container import TableGames
+from table_games.services.rounds import PlaceBet, bettor
+from table_games.services.tables import ColourBuyIn, ColourCashOut, NewTable
 
 bp = APIBlueprint("tables", __name__, url_prefix="/api/v1/tables", tag="Table games")
 
@@ -45,8 +52,13 @@ Card = Annotated[str, Field(max_length=5)]
 Hand = Annotated[list[Card], Field(max_length=20)]
 
 
-def tables() -> TableService:
+def games() -> TableGames:
     return services().tables
+
+
+def shown(result) -> dict:
+    """A read or non-idempotent use case's result as the JSON answer."""
+    return result.model_dump(mode="json")
 
 
 bp.before_app_request(player_token_hook(PLAYER_ENDPOINTS))
@@ -155,71 +167,71 @@ class SettleIn(StrictModel):
 @bp.get("")
 @bp.doc(summary="Every table with its seats (pit, operator, auditor, host)", **AUTH_DOC)
 def list_tables():
-    return tables().list(principal())
+    return shown(games().tables.list(principal()))
 
 
 @bp.post("")
 @bp.input(TableIn, arg_name="body")
 @bp.doc(summary="Create a table: game, rules variant, limits per spot, chip and commission units (operator)", **AUTH_DOC)
 def create_table(body: TableIn):
-    return tables().create(principal(), body.model_dump()), 201
+    return shown(games().tables.create(principal(), NewTable(**body.model_dump()))), 201
 
 
 @bp.get("/house-edges")
 @bp.doc(summary="Every table game's house edge: exact or simulated with its 95% CI, the published figure beside it", **AUTH_DOC)
 def house_edges():
-    return tables().house_edges(principal())
+    return games().tables.house_edges(principal())
 
 
 @bp.get("/<code>")
 @bp.doc(summary="A table: rules, limits, seats, shoe, stakes in play", **AUTH_DOC)
 def get_table(code: str):
-    return tables().get(principal(), code)
+    return shown(games().tables.get(principal(), code))
 
 
 @bp.patch("/<code>")
 @bp.input(StatusIn, arg_name="body")
 @bp.doc(summary="Open, close or make private a table (operator)", **AUTH_DOC)
 def update_table(code: str, body: StatusIn):
-    return tables().update(principal(), code, body.status)
+    return shown(games().tables.update(principal(), code, body.status))
 
 
 @bp.post("/<code>/seats")
 @bp.input(SitIn, arg_name="body")
 @bp.doc(summary="Seat a player (with their wallet) at the table (pit)", **AUTH_DOC)
 def sit(code: str, body: SitIn):
-    return tables().sit(principal(), code, body.seat, body.player_id), 201
+    return shown(games().tables.sit(principal(), code, body.seat, body.player_id)), 201
 
 
 @bp.delete("/<code>/seats/<seat>")
 @bp.doc(summary="A player leaves the seat (pit)", **AUTH_DOC)
 def leave(code: str, seat: str):
-    return tables().leave(principal(), code, seat)
+    return shown(games().tables.leave(principal(), code, seat))
 
 
 @bp.get("/<code>/seats/<seat>/backers")
 @bp.doc(summary="Who may back the box at this seat (the seated player's token, or pit/operator/auditor/host)", **AUTH_DOC)
 def list_backers(code: str, seat: str):
-    return tables().backers(principal(), code, seat)
+    return shown(games().tables.backers(principal(), code, seat))
 
 
 @bp.post("/<code>/seats/<seat>/backers")
 @bp.input(BackerIn, arg_name="body")
 @bp.doc(summary="Let a player back the box at this seat (the seated player's token, or pit)", **AUTH_DOC)
 def grant_backer(code: str, seat: str, body: BackerIn):
-    return tables().grant_backer(principal(), code, seat, body.player_id), 201
+    return shown(games().tables.grant_backer(principal(), code, seat, body.player_id)), 201
 
 
 @bp.delete("/<code>/seats/<seat>/backers/<int:player_id>")
 @bp.doc(summary="Revoke a backer's permission (the seated player's token, or pit)", **AUTH_DOC)
 def revoke_backer(code: str, seat: str, player_id: int):
-    return tables().revoke_backer(principal(), code, seat, player_id)
+    return shown(games().tables.revoke_backer(principal(), code, seat, player_id))
 
 
 @bp.post("/<code>/shoe")
 @bp.doc(summary="Baccarat: a new shuffled shoe (CSPRNG), opening burn, new roadmaps (pit)", **AUTH_DOC)
 def new_shoe(code: str):
-    return tables().new_shoe(principal(), code), 201
+    return shown(games().rounds.new_shoe(principal(), code)), 201
 
 
 class RoadmapsQuery(QueryModel):
@@ -230,19 +242,19 @@ class RoadmapsQuery(QueryModel):
 @bp.input(RoadmapsQuery, location="query", arg_name="query")
 @bp.doc(summary="Baccarat scoreboard of the current shoe (?shoe_no=1… for an earlier one)", **AUTH_DOC)
 def get_roadmaps(code: str, query: RoadmapsQuery):
-    return tables().roadmaps(principal(), code, query.shoe_no)
+    return games().settlement.roadmaps(principal(), code, query.shoe_no)
 
 
 @bp.post("/<code>/rounds")
 @bp.doc(summary="Open betting on a new round (pit)", **AUTH_DOC)
 def open_round(code: str):
-    return tables().open_round(principal(), code), 201
+    return shown(games().rounds.open_round(principal(), code)), 201
 
 
 @bp.get("/<code>/rounds/<int:number>")
 @bp.doc(summary="A round's record: bets, outcome, settlements", **AUTH_DOC)
 def get_round(code: str, number: int):
-    return tables().get_round(principal(), code, number)
+    return shown(games().rounds.get_round(principal(), code, number))
 
 
 @bp.post("/<code>/rounds/<int:number>/bets")
@@ -253,13 +265,17 @@ def place_bet(code: str, number: int, body: BetIn):
     data = body.model_dump()
     if data.get("accepted_over_max") is None:
         data.pop("accepted_over_max", None)
-    return reply(*tables().place_bet(principal(), code, number, data, idem_key()))
+    who = principal()
+    key = once_key(f"tables/{code}/rounds/{number}/bets", {**data, "player_id": bettor(who, body.player_id)})
+    cmd = PlaceBet(spot=body.spot, amount=body.amount, player_id=body.player_id, box=body.box,
+                   accepted_over_max=bool(body.accepted_over_max))
+    return reply_once(games().rounds.place_bet(who, code, number, cmd, key), status=201)
 
 
 @bp.post("/<code>/rounds/<int:number>/no-more-bets")
 @bp.doc(summary="No more bets (pit)", **AUTH_DOC)
 def no_more_bets(code: str, number: int):
-    return tables().no_more_bets(principal(), code, number)
+    return shown(games().rounds.no_more_bets(principal(), code, number))
 
 
 @bp.post("/<code>/rounds/<int:number>/settle")
@@ -270,7 +286,8 @@ def settle(code: str, number: int, body: SettleIn):
     data = body.model_dump(exclude_none=True)
     if "decisions" in data:
         data["decisions"] = [{k: v for k, v in d.items() if v is not None} for d in data["decisions"]]
-    return reply(*tables().settle(principal(), code, number, data, idem_key()))
+    key = once_key(f"tables/{code}/rounds/{number}/settle", data)
+    return reply_once(games().settlement.settle(principal(), code, number, DealerInput.from_dict(data), key))
 
 
 @bp.post("/<code>/rounds/<int:number>/deal")
@@ -278,7 +295,8 @@ def settle(code: str, number: int, body: SettleIn):
 @bp.doc(summary="Blackjack and the poker games: the initial deal after no more bets (dealer's cards, or the CSPRNG) "
                 "(pit)", **AUTH_DOC)
 def deal(code: str, number: int, body: DealIn):
-    return tables().deal(principal(), code, number, body.model_dump(exclude_none=True)), 201
+    inp = DealerInput.from_dict(body.model_dump(exclude_none=True))
+    return shown(games().rounds.deal(principal(), code, number, inp)), 201
 
 
 @bp.post("/<code>/rounds/<int:number>/decisions")
@@ -286,7 +304,11 @@ def deal(code: str, number: int, body: DealIn):
 @bp.doc(summary="One decision, in turn, by the box's player (token) or the dealer: blackjack; play / call / bet "
                 "(debited now) / check / fold; pai gow set / house_way; needs Idempotency-Key", **AUTH_DOC)
 def decide(code: str, number: int, body: DecisionIn):
-    return reply(*tables().decide(principal(), code, number, body.model_dump(exclude_none=True), idem_key()))
+    data = body.model_dump(exclude_none=True)
+    key = once_key(f"tables/{code}/rounds/{number}/decisions", data)
+    decision = DecisionCmd(box=body.box, action=body.action, amount=body.amount, high=body.high, low=body.low,
+                           confirm_foul=body.confirm_foul)
+    return reply_once(games().rounds.decide(principal(), code, number, decision, body.cards, key))
 
 
 @bp.post("/<code>/rounds/<int:number>/bank")
@@ -294,7 +316,8 @@ def decide(code: str, number: int, body: DecisionIn):
 @bp.doc(summary="Pai gow: a seated player banks this hand (once every 7 hands, covering the action; the cover is "
                 "debited now) (pit or the player's token); needs Idempotency-Key", **AUTH_DOC)
 def take_bank(code: str, number: int, body: BankIn):
-    return reply(*tables().take_bank(principal(), code, number, body.seat, idem_key()))
+    key = once_key(f"tables/{code}/rounds/{number}/bank", {"seat": body.seat})
+    return reply_once(games().rounds.take_bank(principal(), code, number, body.seat, key), status=201)
 
 
 class SamplesIn(StrictModel):
@@ -304,7 +327,7 @@ class SamplesIn(StrictModel):
 @bp.get("/<code>/rounds/<int:number>/boxes/<box>/house-way")
 @bp.doc(summary="Pai gow \"house way for me\": how the table's house way sets this hand", **AUTH_DOC)
 def house_way(code: str, number: int, box: str):
-    return tables().hand_help(principal(), code, number, box, "house_way")
+    return games().rounds.hand_help(principal(), code, number, box, "house_way")
 
 
 @bp.get("/<code>/rounds/<int:number>/boxes/<box>/optimal-setting")
@@ -312,24 +335,27 @@ def house_way(code: str, number: int, box: str):
                 "(?samples=100..5000 dealer hands, default 1000; about 1 s per 1000)", **AUTH_DOC)
 @bp.input(SamplesIn, location="query", arg_name="query")
 def optimal_setting(code: str, number: int, box: str, query: SamplesIn):
-    return tables().hand_help(principal(), code, number, box, "optimal", query.samples)
+    return games().rounds.hand_help(principal(), code, number, box, "optimal", query.samples)
 
 
 @bp.post("/<code>/colour/buy-in")
 @bp.input(BuyInIn, arg_name="body")
 @bp.doc(summary="Roulette: a seated player buys colour chips from the wallet (pit); needs Idempotency-Key", **AUTH_DOC)
 def colour_buy_in(code: str, body: BuyInIn):
-    return reply(*tables().colour_buy_in(principal(), code, body.model_dump(), idem_key()))
+    key = once_key(f"tables/{code}/colour/buy-in", body.model_dump())
+    return reply_once(games().tables.colour_buy_in(principal(), code, ColourBuyIn(**body.model_dump()), key))
 
 
 @bp.post("/<code>/colour/cash-out")
 @bp.input(CashOutIn, arg_name="body")
 @bp.doc(summary="Roulette: colour chips back to the wallet (all unless `chips`) (pit); needs Idempotency-Key", **AUTH_DOC)
 def colour_cash_out(code: str, body: CashOutIn):
-    return reply(*tables().colour_cash_out(principal(), code, body.model_dump(exclude_none=True), idem_key()))
+    key = once_key(f"tables/{code}/colour/cash-out", body.model_dump(exclude_none=True))
+    cmd = ColourCashOut(player_id=body.player_id, chips=body.chips)
+    return reply_once(games().tables.colour_cash_out(principal(), code, cmd, key))
 
 
 @bp.get("/<code>/rounds/<int:number>/replay")
 @bp.doc(summary="Recompute the settlement from the stored outcome; `matches` compares with the record", **AUTH_DOC)
 def replay(code: str, number: int):
-    return tables().replay(principal(), code, number)
+    return shown(games().settlement.replay(principal(), code, number))

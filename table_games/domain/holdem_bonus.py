@@ -30,9 +30,8 @@ from table_games.domain.cards import Card, card_strings, parse_cards
 from table_games.domain.errors import TableRuleError
 from table_games.domain.poker_table import new_deck  # noqa: F401  (part of this game's interface)
 from table_games.domain.poker_table import (
-    box_hand, play_out, require_one_deck,
-    PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, best_award, box_stakes, check_ante_game_bet,
-    paytable_from_dict, pays, progressive_awards as _awards, settle_progressive,
+    PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, ante_game_spot, ante_progressive_awards, best_award, box_hand,
+    box_stakes, check_ante_game_bet, paytable_from_dict, pays, play_out, require_one_deck, settle_progressive,
 )
 from table_games.domain.settlement import Bet, Settlement, Void, lost, pushed, void_all, won
 from table_games.domain.shoe import Shoe
@@ -276,12 +275,9 @@ SIDE = ("bonus", PROGRESSIVE)
 
 
 def parse_spot(spot: str) -> L.SpotInfo:
-    s = str(spot).strip().lower()
-    if s in ("flop", "turn", "river"):
-        return L.SpotInfo(s, "ante")
-    if s not in SPOTS:
-        raise TableRuleError("spot", f"unknown hold'em bonus spot {spot!r} (before the deal: {', '.join(SPOTS)})")
-    return L.SpotInfo(s, s)
+    """A spot before the deal, or a street's bet (flop: two antes, turn and river: one; the chips the limit
+    checks are per ante unit)."""
+    return ante_game_spot(spot, "hold'em bonus", SPOTS, {"flop": 1, "turn": 1, "river": 1})
 
 
 def default_limits(chip_unit: int = 1_000, minimum: int = 10_000, maximum: int = 500_000,
@@ -311,14 +307,8 @@ def progressive_hand(h: HoldemHand, outcome: HoldemOutcome, rules: HoldemBonusRu
 
 
 def progressive_awards(bets: Sequence[Bet], outcome: HoldemOutcome | Void, rules: HoldemBonusRules = STANDARD) -> list:
-    if isinstance(outcome, Void):
-        return []
-    claims = []
-    for b in bets:
-        if b.spot == PROGRESSIVE:
-            h = _hand(outcome, b)
-            claims.append((b, h.box, h.player, progressive_hand(h, outcome, rules)))
-    return _awards(claims, rules.progressive, rules.progressive_shared)
+    """The progressive awards of the round's hands (the hole cards and the flop)."""
+    return ante_progressive_awards(bets, outcome, rules, lambda h: progressive_hand(h, outcome, rules))
 
 
 def settle(bets: Sequence[Bet], outcome: HoldemOutcome | Void, rules: HoldemBonusRules = STANDARD) -> list[Settlement]:

@@ -6,23 +6,25 @@ awards reported for the jackpot controller, and settlement lines whose result fo
   a decision from any other box is refused (``TableRuleError("box", ...)``: acting out of turn);
 * :func:`check_ante_game_bet` -- bet validation for ante games: a side bet (pair plus, bonus, progressive)
   needs the same player's ante on the box (placed first), the progressive is a fixed stake;
+  :func:`ante_game_spot` -- an ante game's spots, the bets its decisions place priced off the ante;
 * :class:`ProgressivePay` / :class:`ProgressiveAward` -- the progressive side bet's paytable (a share of
   the meter in ppm, or a fixed amount in won) and the award a hand qualifies for. The engines only
-  **report** awards (:func:`progressive_awards`); the meter lives on the jackpot controller and the
+  **report** awards (:func:`progressive_awards`, :func:`ante_progressive_awards` from a round's outcome);
+  the meter lives on the jackpot controller and the
   framework pays. A progressive bet settles as ``"jackpot"`` (its stake feeds the meter, nothing is
   returned; the award is paid by the controller) or as lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from slotsys.kernel.money import format_won, payout_floor
 from table_games.domain import limits as L
 from table_games.domain.errors import TableRuleError
-from table_games.domain.settlement import LOSE, PUSH, WIN, Bet, Settlement
+from table_games.domain.settlement import LOSE, PUSH, WIN, Bet, Settlement, Void
 from table_games.domain.shoe import Shoe
 
 JACKPOT = "jackpot"  # settlement result of a progressive bet whose hand qualifies for an award
@@ -90,6 +92,18 @@ def ante_spot(spot: str, game: str, spots: Sequence[str]) -> L.SpotInfo:
     s = str(spot).strip().lower()
     if s not in spots:
         raise TableRuleError("spot", f"unknown {game} spot {spot!r} (bets before the deal: {', '.join(spots)})")
+    return L.SpotInfo(s, s)
+
+
+def ante_game_spot(spot: str, game: str, spots: Sequence[str], decisions: Mapping[str, int]) -> L.SpotInfo:
+    """An ante game's spot: one of ``spots`` (bets before the deal), or a bet a decision places
+    (``decisions``: spot → its chips per ante chip, e.g. Caribbean stud's call = 2), priced off the ante's limits.
+    ``TableRuleError("spot")`` for anything else."""
+    s = str(spot).strip().lower()
+    if s in decisions:
+        return L.SpotInfo(s, "ante", chips=decisions[s])
+    if s not in spots:
+        raise TableRuleError("spot", f"unknown {game} spot {spot!r} (before the deal: {', '.join(spots)})")
     return L.SpotInfo(s, s)
 
 
@@ -221,6 +235,22 @@ def progressive_awards(claims: Sequence[tuple[Bet, str, str, str | None]],
         n = count[hand] if (hand in shared and p.meter_ppm) else 1
         out.append(ProgressiveAward(bet, box, player, hand, p.meter_ppm, p.fixed, n))
     return out
+
+
+def ante_progressive_awards(bets: Sequence[Bet], outcome: Any, rules: Any, hand_of: Callable[[Any], str | None], *,
+                            in_play: Callable[[Any], bool] | None = None) -> list[ProgressiveAward]:
+    """The progressive awards of an ante game's round: each progressive bet's box hand (``outcome.boxes``) in play
+    (``in_play``, default every hand) claims the line ``hand_of(hand)`` names (or none) of ``rules.progressive``;
+    ``rules.progressive_shared`` lines are shared. A :class:`Void` outcome claims nothing."""
+    if isinstance(outcome, Void):
+        return []
+    claims = []
+    for b in bets:
+        if b.spot == PROGRESSIVE:
+            h = box_hand(outcome.boxes, b)
+            if in_play is None or in_play(h):
+                claims.append((b, h.box, h.player, hand_of(h)))
+    return progressive_awards(claims, rules.progressive, rules.progressive_shared)
 
 
 def settle_progressive(bet: Bet, hand: str | None) -> Settlement:

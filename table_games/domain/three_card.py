@@ -29,9 +29,8 @@ from table_games.domain.cards import Card, card_strings, deck, parse_cards
 from table_games.domain.errors import TableRuleError
 from table_games.domain.poker_table import new_deck  # noqa: F401  (part of this game's interface)
 from table_games.domain.poker_table import (
-    play_out, require_one_deck,
-    PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, best_award, box_stakes, by_net, check_ante_game_bet,
-    paytable_from_dict, pays, progressive_awards as _awards, settle_progressive,
+    PROGRESSIVE, BoxStake, ProgressivePay, TurnOrder, ante_game_spot, ante_progressive_awards, best_award, box_hand,
+    box_stakes, by_net, check_ante_game_bet, paytable_from_dict, pays, play_out, require_one_deck, settle_progressive,
 )
 from table_games.domain.settlement import Bet, Settlement, Void, lost, pushed, void_all, won
 from table_games.domain.shoe import Shoe
@@ -255,12 +254,8 @@ SIDE = ("pair_plus", PROGRESSIVE)
 
 
 def parse_spot(spot: str) -> L.SpotInfo:
-    s = str(spot).strip().lower()
-    if s == "play":
-        return L.SpotInfo(s, "ante")
-    if s not in SPOTS:
-        raise TableRuleError("spot", f"unknown three card poker spot {spot!r} (before the deal: {', '.join(SPOTS)})")
-    return L.SpotInfo(s, s)
+    """A spot before the deal, or the play bet (one ante)."""
+    return ante_game_spot(spot, "three card poker", SPOTS, {"play": 1})
 
 
 def default_limits(chip_unit: int = 1_000, minimum: int = 10_000, maximum: int = 1_000_000,
@@ -287,21 +282,7 @@ def progressive_hand(cards: Sequence[Card], rules: ThreeCardRules) -> str | None
 def progressive_awards(bets: Sequence[Bet], outcome: ThreeCardOutcome | Void,
                        rules: ThreeCardRules = STANDARD) -> list:
     """The progressive awards the round's hands qualify for (paid by the framework via the controller)."""
-    if isinstance(outcome, Void):
-        return []
-    claims = []
-    for b in bets:
-        if b.spot == PROGRESSIVE:
-            h = _box(outcome, b)
-            claims.append((b, h.box, h.player, progressive_hand(h.cards, rules)))
-    return _awards(claims, rules.progressive, rules.progressive_shared)
-
-
-def _box(outcome: ThreeCardOutcome, b: Bet) -> BoxHand:
-    h = outcome.boxes.get(b.box or "")
-    if h is None:
-        raise TableRuleError("box", f"bet on box {b.box} which was not in the round")
-    return h
+    return ante_progressive_awards(bets, outcome, rules, lambda h: progressive_hand(h.cards, rules))
 
 
 def settle(bets: Sequence[Bet], outcome: ThreeCardOutcome | Void, rules: ThreeCardRules = STANDARD) -> list[Settlement]:
@@ -313,7 +294,7 @@ def settle(bets: Sequence[Bet], outcome: ThreeCardOutcome | Void, rules: ThreeCa
     qualifies = dealer_qualifies(outcome.dealer, rules)
     out: list[Settlement] = []
     for b in bets:
-        h = _box(outcome, b)
+        h = box_hand(outcome.boxes, b)
         pk = hand_key(h.cards)
         cat = CATEGORIES[5 - pk[0]]
         cmp = (pk > dk) - (pk < dk)

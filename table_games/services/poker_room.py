@@ -1,8 +1,8 @@
-"""Poker room use cases (issue 9): tables, seats, buy-ins and cash-outs on the wallet, hands played through
-pokerkit (``table_games.domain.poker_room``), settlement with rake, records and PHH hand histories.
+"""Poker room use cases: tables, seats, buy-ins and cash-outs on the wallet, hands played through pokerkit
+(``table_games.domain.poker_room``), settlement with rake, records and PHH hand histories.
 
 Money (DESIGN §4). A seated player's chips at a table are the ledger account ``poker:<code>:stack:<player>``
-(liability, never negative). Buy-in: ``WalletService.transfer`` wallet → stack (one entry, Idempotency-Key);
+(liability, never negative). Buy-in: wallet → stack (:meth:`PlayerWallet.transfer`, one entry, Idempotency-Key);
 cash-out: stack → cashable wallet. Chips stay in the stack accounts while a hand is played; when the hand ends
 ONE balanced entry ``poker.hand`` moves each player's net (finishing − starting stack) between the stack
 accounts and the rake into ``poker:<code>:rake`` (house revenue): Σ (starting − finishing) = rake.
@@ -19,23 +19,41 @@ buy-in ``amount`` outside [min, max]), ``InsufficientFunds`` (409), ``Forbidden`
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import Any
+
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
-from slotsys.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
-from slotsys.players.services.wallet import WalletService
-from table_games.adapters.poker_room import PokerHand, PokerRepo, PokerSeat, PokerTable
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from table_games.domain import poker_room as P
 from table_games.domain.errors import TableRuleError
+from table_games.domain.model import PokerHand, PokerSeat, PokerTable
+from table_games.services.ports import PlayerWallet, PokerRoomUnitOfWork
+from table_games.services.results import (
+    PokerBuyIn, PokerCashOut, PokerHandList, PokerHandView, PokerTableList, PokerTableView,
+)
 
 MANAGER_ROLES = ("pit", "supervisor", "operator")
 DEALER_ROLES = ("pit", "supervisor")
 READ_ROLES = ("pit", "supervisor", "operator", "auditor", "host")
 
 
-def _stack(uow, code: str, player_id: int) -> int:
+@dataclass(frozen=True)
+class PokerAction:
+    """One action: ``fold`` / ``check`` / ``call`` / ``bet`` / ``raise`` / ``all_in``; ``amount``: the raise-to
+    (won); ``seq``: the actions the caller has seen (a stale one is refused); ``seat``: the dealer's check of
+    whose turn it is."""
+
+    action: str
+    amount: int | None = None
+    seq: int | None = None
+    seat: int | None = None
+
+
+def _stack(uow: PokerRoomUnitOfWork, code: str, player_id: int) -> int:
     try:
         return uow.ledger.balance(accounts.poker_stack(code, player_id))
     except NotFound:
@@ -46,7 +64,7 @@ def _cfg(t: PokerTable | PokerHand) -> P.RoomConfig:
     return P.RoomConfig.from_dict(t.rules)
 
 
-def _state(h: PokerHand):
+def _state(h: PokerHand) -> Any:
     return P.rebuild(_cfg(h), h.starting_stacks, h.deck, h.actions)
 
 
@@ -60,21 +78,25 @@ def _player_only(principal: Principal, player_id: int) -> None:
 
 
 class PokerRoomService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, wallet: PlayerWallet) -> None:
         self.ctx = ctx
+        self.wallet = wallet
 
     # ------------------------------------------------------------------ views
-    def _table_view(self, uow, repo: PokerRepo, t: PokerTable) -> dict:
-        seats = repo.seats(t.id)
+    @staticmethod
+    def _table_view(uow: PokerRoomUnitOfWork, t: PokerTable) -> PokerTableView:
+        repo = uow.poker_tables
         cur = repo.hand(t.id, t.hand_seq) if t.hand_seq else None
-        return {"code": t.code, "name": t.name, "rules": t.rules, "status": t.status, "button_seat": t.button_seat,
-                "hands": t.hand_seq, "hand_in_play": cur.number if cur is not None and cur.status == "in_play" else None,
-                "seats": [{"seat": s.seat, "player_id": s.player_id, "stack": _stack(uow, t.code, s.player_id)}
-                          for s in seats],
-                "rake_total": uow.ledger.balance(accounts.poker_rake(t.code))}
+        return PokerTableView(
+            code=t.code, name=t.name, rules=t.rules, status=t.status, button_seat=t.button_seat, hands=t.hand_seq,
+            hand_in_play=cur.number if cur is not None and cur.status == "in_play" else None,
+            seats=[{"seat": s.seat, "player_id": s.player_id, "stack": _stack(uow, t.code, s.player_id)}
+                   for s in repo.seats(t.id)],
+            rake_total=uow.ledger.balance(accounts.poker_rake(t.code)))
 
     @staticmethod
-    def _hand_view(t: PokerTable, h: PokerHand, viewer: int | None = None, staff: bool = False, state=None) -> dict:
+    def _hand_view(t: PokerTable, h: PokerHand, viewer: int | None = None, staff: bool = False,
+                   state: Any = None) -> PokerHandView:
         """The hand as the table sees it. Hole cards: the viewer's own while in play; when complete, the shown
         hands (and, for staff, the PHH with every dealt card). ``state``: the pokerkit state if already built."""
         state = state if state is not None else _state(h)
@@ -87,9 +109,10 @@ class PokerRoomService:
             if viewer is not None and s["player_id"] == viewer:
                 p["hole"] = [repr(c) for c in state.hole_cards[i]]
             players.append(p)
-        out = {"table": t.code, "hand": h.number, "status": h.status, "variant": h.rules["variant"],
-               "button_seat": h.button_seat, "players": players, "board": P.board(state),
-               "pot": int(state.total_pot_amount), "seq": len(h.actions), "actions": list(h.actions)}
+        out: dict[str, Any] = {
+            "table": t.code, "hand": h.number, "status": h.status, "variant": h.rules["variant"],
+            "button_seat": h.button_seat, "players": players, "board": P.board(state),
+            "pot": int(state.total_pot_amount), "seq": len(h.actions), "actions": list(h.actions)}
         lg = P.legal(state)
         if lg is not None:
             who = h.seats[lg["player"]]
@@ -107,126 +130,123 @@ class PokerRoomService:
             out["entry"] = h.entry_id
             if staff:
                 out["phh"] = h.phh
-        return out
+        return PokerHandView(**out)
 
     # ------------------------------------------------------------------ tables
-    def create_table(self, principal: Principal, data: dict) -> dict:
-        """Open a table: ``{"code", "name", "rules": RoomConfig fields}``. 409 if the code exists; 422 bad rules."""
+    def create_table(self, principal: Principal, code: str, name: str, rules: dict[str, Any]) -> PokerTableView:
+        """Open a table with its rules (:class:`~table_games.domain.poker_room.RoomConfig` fields). 409 if the
+        code exists; 422 bad rules."""
         require_role(principal, *MANAGER_ROLES)
-        cfg = P.RoomConfig.from_dict(data.get("rules"))
+        cfg = P.RoomConfig.from_dict(rules)
         with self.ctx.uow() as uow:
-            repo = PokerRepo(uow.session)
-            if repo.find(data["code"]) is not None:
-                raise Conflict(f"poker table {data['code']!r} exists", field="code")
-            t = new_poker_table(uow, code=data["code"], name=data.get("name") or data["code"], cfg=cfg)
-            out = self._table_view(uow, repo, t)
+            if uow.poker_tables.find(code) is not None:
+                raise Conflict(f"poker table {code!r} exists", field="code")
+            t = new_poker_table(uow, code=code, name=name or code, cfg=cfg)
+            out = self._table_view(uow, t)
             uow.commit()
             return out
 
-    def list_tables(self, principal: Principal) -> dict:
+    def list_tables(self, principal: Principal) -> PokerTableList:
         require_role(principal, *READ_ROLES)
         with self.ctx.uow(readonly=True) as uow:
-            repo = PokerRepo(uow.session)
-            return {"tables": [self._table_view(uow, repo, t) for t in repo.all()]}
+            return PokerTableList(tables=[self._table_view(uow, t) for t in uow.poker_tables.all()])
 
-    def get_table(self, principal: Principal, code: str) -> dict:
+    def get_table(self, principal: Principal, code: str) -> PokerTableView:
         if principal.kind != "player":
             require_role(principal, *READ_ROLES)
         with self.ctx.uow(readonly=True) as uow:
-            repo = PokerRepo(uow.session)
-            return self._table_view(uow, repo, repo.get(code))
+            return self._table_view(uow, uow.poker_tables.get(code))
 
     # ------------------------------------------------------------------ seats and chips
     @staticmethod
-    def _dealt_in(repo: PokerRepo, t: PokerTable, player_id: int) -> bool:
+    def _dealt_in(uow: PokerRoomUnitOfWork, t: PokerTable, player_id: int) -> bool:
         if not t.hand_seq:
             return False
-        h = repo.hand(t.id, t.hand_seq)
+        h = uow.poker_tables.hand(t.id, t.hand_seq)
         return h.status == "in_play" and any(s["player_id"] == player_id for s in h.seats)
 
-    def sit(self, principal: Principal, code: str, seat: int, player_id: int) -> dict:
+    def sit(self, principal: Principal, code: str, seat: int, player_id: int) -> PokerTableView:
         """Seat ``player_id`` at ``seat`` (1..seats). 409 seat taken / player already seated here; 422 bad seat."""
         _player_only(principal, player_id)
         with self.ctx.uow() as uow:
-            repo = PokerRepo(uow.session)
+            repo = uow.poker_tables
             t = repo.get(code, for_update=True)
             if t.status != "open":
                 raise Conflict(f"poker table {code} is closed", field="code")
             if not 1 <= seat <= _cfg(t).seats:
                 raise TableRuleError("seat", f"table {code} has seats 1-{_cfg(t).seats}")
-            uow.players.get(player_id)
+            self.wallet.require_player(uow, player_id)
             seats = repo.seats(t.id)
             if any(s.seat == seat for s in seats):
                 raise Conflict(f"seat {seat} at {code} is taken", field="seat")
             if any(s.player_id == player_id for s in seats):
                 raise Conflict(f"player {player_id} already has a seat at {code}", field="player_id")
-            WalletService.open(uow, player_id)
+            self.wallet.open(uow, player_id)
             uow.ledger.ensure_account(accounts.poker_stack(code, player_id), L.AccountType.LIABILITY, non_negative=True)
-            repo.add(PokerSeat(table_id=t.id, seat=seat, player_id=player_id))
-            out = self._table_view(uow, repo, t)
+            repo.add_seat(t.id, PokerSeat(seat, player_id))
+            out = self._table_view(uow, t)
             uow.commit()
             return out
 
-    def buy_in(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Wallet → table stack: ``{"player_id", "amount"}`` won. The stack after the buy-in must lie within
-        [min_buy_in, max_buy_in] and the amount reach min_buy_in when the stack is empty (422 ``amount``);
-        not while the player is dealt into a hand in play (409); 409 ``insufficient-funds`` from the wallet."""
-        pid = body["player_id"]
+    def buy_in(self, principal: Principal, code: str, player_id: int, amount: int, key: OnceKey) -> Once[PokerBuyIn]:
+        """Wallet → table stack (won). The stack after the buy-in must lie within [min_buy_in, max_buy_in] and the
+        amount reach min_buy_in when the stack is empty (422 ``amount``); not while the player is dealt into a hand
+        in play (409); 409 ``insufficient-funds`` from the wallet."""
+        pid = player_id
         _player_only(principal, pid)
 
-        def fn(uow) -> dict:
-            repo = PokerRepo(uow.session)
-            t = repo.get(code, for_update=True)
-            if not any(s.player_id == pid for s in repo.seats(t.id)):
+        def fn(uow: PokerRoomUnitOfWork) -> PokerBuyIn:
+            t = uow.poker_tables.get(code, for_update=True)
+            if not any(s.player_id == pid for s in uow.poker_tables.seats(t.id)):
                 raise Conflict(f"player {pid} has no seat at {code}", field="player_id")
-            if self._dealt_in(repo, t, pid):
+            if self._dealt_in(uow, t, pid):
                 raise Conflict("buy in between hands (the player is dealt into the hand in play)", field="player_id")
             cfg = _cfg(t)
-            have, amount = _stack(uow, code, pid), body["amount"]
+            have = _stack(uow, code, pid)
             if have + amount > cfg.max_buy_in or (have < cfg.min_buy_in and have + amount < cfg.min_buy_in):
                 raise TableRuleError("amount", f"buy-ins at {code} bring the stack to ₩{cfg.min_buy_in:,}-"
                                                f"₩{cfg.max_buy_in:,} (the stack is ₩{have:,})",
                                      min_buy_in=cfg.min_buy_in, max_buy_in=cfg.max_buy_in, stack=have)
-            entry = WalletService.transfer(uow, player_id=pid, counter_account=accounts.poker_stack(code, pid), amount=amount,
-                                           direction="out", kind="poker.buy_in", refs={"poker_table": code})
-            return {"table": code, "player_id": pid, "amount": amount, "stack": _stack(uow, code, pid),
-                    "entry": entry, "wallet": WalletService.balances(uow, pid)}
+            entry = self.wallet.transfer(uow, player_id=pid, counter_account=accounts.poker_stack(code, pid),
+                                         amount=amount, direction="out", kind="poker.buy_in",
+                                         refs={"poker_table": code})
+            return PokerBuyIn(table=code, player_id=pid, amount=amount, stack=_stack(uow, code, pid), entry=entry,
+                              wallet=self.wallet.balances(uow, pid))
 
-        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"poker/{code}/buy-in", body)), fn)
-        return res.status, res.body, res.replayed
+        return run_once(self.ctx, key, fn, result=PokerBuyIn)
 
-    def cash_out(self, principal: Principal, code: str, body: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+    def cash_out(self, principal: Principal, code: str, player_id: int, leave: bool,
+                 key: OnceKey) -> Once[PokerCashOut]:
         """Table stack → cashable wallet (the whole stack); ``leave`` also frees the seat. 409 while dealt in."""
-        pid = body["player_id"]
+        pid = player_id
         _player_only(principal, pid)
 
-        def fn(uow) -> dict:
-            repo = PokerRepo(uow.session)
+        def fn(uow: PokerRoomUnitOfWork) -> PokerCashOut:
+            repo = uow.poker_tables
             t = repo.get(code, for_update=True)
             seat = next((s for s in repo.seats(t.id) if s.player_id == pid), None)
             if seat is None:
                 raise NotFound(f"player {pid} has no seat at {code}", field="player_id")
-            if self._dealt_in(repo, t, pid):
+            if self._dealt_in(uow, t, pid):
                 raise Conflict("cash out between hands (the player is dealt into the hand in play)", field="player_id")
             amount = _stack(uow, code, pid)
-            entry = (WalletService.transfer(uow, player_id=pid, counter_account=accounts.poker_stack(code, pid),
-                                            amount=amount, direction="in", kind="poker.cash_out",
-                                            refs={"poker_table": code}) if amount else None)
-            if body.get("leave"):
-                repo.delete(seat)
-            return {"table": code, "player_id": pid, "amount": amount, "entry": entry, "left": bool(body.get("leave")),
-                    "wallet": WalletService.balances(uow, pid)}
+            entry = (self.wallet.transfer(uow, player_id=pid, counter_account=accounts.poker_stack(code, pid),
+                                          amount=amount, direction="in", kind="poker.cash_out",
+                                          refs={"poker_table": code}) if amount else None)
+            if leave:
+                repo.remove_seat(t.id, seat.seat)
+            return PokerCashOut(table=code, player_id=pid, amount=amount, entry=entry, left=leave,
+                                wallet=self.wallet.balances(uow, pid))
 
-        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"poker/{code}/cash-out", body)), fn)
-        return res.status, res.body, res.replayed
+        return run_once(self.ctx, key, fn, result=PokerCashOut)
 
     # ------------------------------------------------------------------ hands
-    def start_hand(self, principal: Principal, code: str) -> dict:
+    def start_hand(self, principal: Principal, code: str) -> PokerHandView:
         """Deal a new hand: the button moves to the next seat with chips; blinds/antes are posted and hole cards
         dealt from a deck shuffled with the CSPRNG. 409 if a hand is in play or fewer than two stacks."""
         require_role(principal, *DEALER_ROLES)
         with self.ctx.uow() as uow:
-            repo = PokerRepo(uow.session)
+            repo = uow.poker_tables
             t = repo.get(code, for_update=True)
             if t.status != "open":
                 raise Conflict(f"poker table {code} is closed", field="code")
@@ -243,49 +263,45 @@ class PokerRoomService:
             cfg = _cfg(t)
             deck = P.shuffled_deck(self.ctx.rng)
             P.new_state(cfg, [x[2] for x in order], deck)  # validates before anything is stored
-            t.button_seat = button
-            t.hand_seq += 1
-            h = PokerHand(table_id=t.id, number=t.hand_seq, status="in_play", rules=t.rules, button_seat=button,
-                          seats=[{"seat": s, "player_id": p} for s, p, _ in order],
-                          starting_stacks=[x[2] for x in order], deck=deck, actions=[], rake=0,
-                          started_at=self.ctx.clock.now())
-            repo.add(h)
+            t = replace(t, button_seat=button, hand_seq=t.hand_seq + 1)
+            repo.save(t)
+            h = repo.add_hand(PokerHand(id=0, table_id=t.id, number=t.hand_seq, rules=t.rules, button_seat=button,
+                                        seats=[{"seat": s, "player_id": p} for s, p, _ in order],
+                                        starting_stacks=[x[2] for x in order], deck=deck, actions=[],
+                                        status="in_play", rake=0, started_at=self.ctx.clock.now()))
             out = self._hand_view(t, h, staff=True)
             uow.commit()
             return out
 
-    def get_hand(self, principal: Principal, code: str, number: int) -> dict:
+    def get_hand(self, principal: Principal, code: str, number: int) -> PokerHandView:
         viewer = int(principal.name) if principal.kind == "player" else None
         if viewer is None:
             require_role(principal, *READ_ROLES)
         with self.ctx.uow(readonly=True) as uow:
-            repo = PokerRepo(uow.session)
-            t = repo.get(code)
-            return self._hand_view(t, repo.hand(t.id, number), viewer, staff=viewer is None)
+            t = uow.poker_tables.get(code)
+            return self._hand_view(t, uow.poker_tables.hand(t.id, number), viewer, staff=viewer is None)
 
-    def hands(self, principal: Principal, code: str) -> dict:
+    def hands(self, principal: Principal, code: str) -> PokerHandList:
         require_role(principal, *READ_ROLES)
         with self.ctx.uow(readonly=True) as uow:
-            repo = PokerRepo(uow.session)
-            t = repo.get(code)
-            return {"table": code, "hands": [{"hand": h.number, "status": h.status, "button_seat": h.button_seat,
-                                              "rake": h.rake, "results": h.results} for h in repo.hands(t.id)]}
+            t = uow.poker_tables.get(code)
+            return PokerHandList(table=code, hands=[{"hand": h.number, "status": h.status,
+                                                     "button_seat": h.button_seat, "rake": h.rake,
+                                                     "results": h.results} for h in uow.poker_tables.hands(t.id)])
 
-    def act(self, principal: Principal, code: str, number: int, body: dict, idem_key: str | None
-            ) -> tuple[int, dict, bool]:
-        """One action by the player to act (own token) or the dealer for them: ``{"action": fold|check|call|bet|
-        raise|all_in, "amount": raise-to won, "seq": actions seen}``. When it ends the hand, the hand settles in
-        the same transaction (one ``poker.hand`` entry). 422 ``seat`` out of turn, ``action``/``amount`` illegal;
-        409 ``seq`` stale or the hand is over."""
+    def act(self, principal: Principal, code: str, number: int, cmd: PokerAction, key: OnceKey) -> Once[PokerHandView]:
+        """One action by the player to act (own token) or the dealer for them. When it ends the hand, the hand
+        settles in the same transaction (one ``poker.hand`` entry). 422 ``seat`` out of turn, ``action`` /
+        ``amount`` illegal; 409 ``seq`` stale or the hand is over."""
 
-        def fn(uow) -> dict:
-            repo = PokerRepo(uow.session)
+        def fn(uow: PokerRoomUnitOfWork) -> PokerHandView:
+            repo = uow.poker_tables
             t = repo.get(code, for_update=True)
             h = repo.hand(t.id, number)
             if h.status != "in_play":
                 raise Conflict(f"hand {number} is over", field="hand")
-            if body.get("seq") is not None and body["seq"] != len(h.actions):
-                raise Conflict(f"the hand has moved on: {len(h.actions)} actions, not {body['seq']}", field="seq",
+            if cmd.seq is not None and cmd.seq != len(h.actions):
+                raise Conflict(f"the hand has moved on: {len(h.actions)} actions, not {cmd.seq}", field="seq",
                                seq=len(h.actions))
             state = _state(h)
             lg = P.legal(state)
@@ -301,23 +317,23 @@ class PokerRoomService:
                 index = mine
             else:
                 require_role(principal, *DEALER_ROLES)
-                if body.get("seat") is not None and actor is not None and body["seat"] != actor["seat"]:
-                    raise TableRuleError("seat", f"it is seat {actor['seat']}'s turn, not seat {body['seat']}'s",
+                if cmd.seat is not None and actor is not None and cmd.seat != actor["seat"]:
+                    raise TableRuleError("seat", f"it is seat {actor['seat']}'s turn, not seat {cmd.seat}'s",
                                          to_act_seat=actor["seat"])
                 index = lg["player"] if lg else -1
-            done = P.act(state, index, body["action"], body.get("amount"))
-            h.actions = [*h.actions, done]
+            done = P.act(state, index, cmd.action, cmd.amount)
+            h = replace(h, actions=[*h.actions, done])
             if not state.status:
-                self._settle(uow, t, h, state)
+                h = self._settle(uow, t, h, state)
+            repo.save_hand(h)
             return self._hand_view(t, h, staff=principal.kind != "player",
                                    viewer=int(principal.name) if principal.kind == "player" else None, state=state)
 
-        fp = fingerprint("POST", f"poker/{code}/hands/{number}/actions", body)
-        res = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn)
-        return res.status, res.body, res.replayed
+        return run_once(self.ctx, key, fn, result=PokerHandView)
 
-    def _settle(self, uow, t: PokerTable, h: PokerHand, state) -> None:
-        """ONE balanced entry: each stack account by −(finishing − starting), the rake to house revenue."""
+    def _settle(self, uow: PokerRoomUnitOfWork, t: PokerTable, h: PokerHand, state: Any) -> PokerHand:
+        """ONE balanced entry: each stack account by −(finishing − starting), the rake to house revenue. Returns
+        the completed hand."""
         res = P.HandResult.of(state)
         postings = []
         for s, net in zip(h.seats, res.net):
@@ -325,45 +341,44 @@ class PokerRoomService:
                 postings.append(L.Posting(accounts.poker_stack(t.code, s["player_id"]), -int(net)))
         if res.rake:
             postings.append(L.Posting(accounts.poker_rake(t.code), -int(res.rake)))
+        entry_id = None
         if postings:
-            h.entry_id = uow.ledger.post(L.JournalEntry("poker.hand", tuple(postings), f"{t.code} hand {h.number}",
-                                                        {"poker_table": t.code, "hand": h.number}))
+            entry_id = uow.ledger.post(L.JournalEntry("poker.hand", tuple(postings), f"{t.code} hand {h.number}",
+                                                      {"poker_table": t.code, "hand": h.number}))
         seats = [s["seat"] for s in h.seats]
-        h.finishing_stacks = [int(x) for x in res.finishing_stacks]
-        h.rake = int(res.rake)
-        h.results = {"net": {str(s["player_id"]): int(n) for s, n in zip(h.seats, res.net)},
+        cfg = _cfg(h)
+        return replace(
+            h, entry_id=entry_id, finishing_stacks=[int(x) for x in res.finishing_stacks], rake=int(res.rake),
+            results={"net": {str(s["player_id"]): int(n) for s, n in zip(h.seats, res.net)},
                      "winners": [{"seat": seats[i], "player_id": h.seats[i]["player_id"], "won": int(n)}
-                                 for i, n in enumerate(res.net) if n > 0]}
-        h.phh = P.to_phh(_cfg(h), state, players=[f"player {s['player_id']}" for s in h.seats], seats=seats,
-                         seat_count=_cfg(h).seats, table=t.code, hand=h.number, venue="slotsys poker room",
-                         currency="KRW", currency_symbol="₩")
-        h.status = "complete"
-        h.ended_at = self.ctx.clock.now()
+                                 for i, n in enumerate(res.net) if n > 0]},
+            phh=P.to_phh(cfg, state, players=[f"player {s['player_id']}" for s in h.seats], seats=seats,
+                         seat_count=cfg.seats, table=t.code, hand=h.number, venue="slotsys poker room",
+                         currency="KRW", currency_symbol="₩"),
+            status="complete", ended_at=self.ctx.clock.now())
 
     # ------------------------------------------------------------------ hand histories
     def hand_phh(self, principal: Principal, code: str, number: int) -> str:
         """The finished hand's PHH text (staff readers only: it shows every dealt card)."""
         require_role(principal, *READ_ROLES)
         with self.ctx.uow(readonly=True) as uow:
-            repo = PokerRepo(uow.session)
-            t = repo.get(code)
-            h = repo.hand(t.id, number)
+            t = uow.poker_tables.get(code)
+            h = uow.poker_tables.hand(t.id, number)
             if h.phh is None:
                 raise Conflict(f"hand {number} is still in play", field="hand")
             return h.phh
 
-    def replay_hand(self, principal: Principal, code: str, number: int) -> dict:
+    def replay_hand(self, principal: Principal, code: str, number: int) -> dict[str, Any]:
         """Replay the stored PHH with pokerkit: its finishing stacks against the settled hand's record."""
         text = self.hand_phh(principal, code, number)
         with self.ctx.uow(readonly=True) as uow:
-            repo = PokerRepo(uow.session)
-            h = repo.hand(repo.get(code).id, number)
+            h = uow.poker_tables.hand(uow.poker_tables.get(code).id, number)
             out = P.replay_phh(text)
             out["matches"] = out["finishing_stacks"] == h.finishing_stacks and bool(out["matches"])
             out["rake_recorded"] = h.rake
             return {"table": code, "hand": number, **out}
 
-    def replay_phh(self, principal: Principal, text: str) -> dict:
+    def replay_phh(self, principal: Principal, text: str) -> dict[str, Any]:
         """Import a PHH hand (any source) and replay it: ``{"finishing_stacks", "expected", "matches", "overrides",
         "warnings", ...}`` (see :func:`table_games.domain.poker_room.replay_phh` for the flag-override rule)."""
         require_role(principal, *READ_ROLES)
@@ -373,10 +388,9 @@ class PokerRoomService:
 
 
 # ---------------------------------------------------------------------- tables and the demo room
-def new_poker_table(uow, *, code: str, name: str, cfg: P.RoomConfig) -> PokerTable:
+def new_poker_table(uow: PokerRoomUnitOfWork, *, code: str, name: str, cfg: P.RoomConfig) -> PokerTable:
     """A poker table with its rake account (house revenue)."""
-    t = PokerTable(code=code, name=name, rules=cfg.to_dict(), status="open", button_seat=None, hand_seq=0)
-    PokerRepo(uow.session).add(t)
+    t = uow.poker_tables.create(PokerTable(id=0, code=code, name=name, rules=cfg.to_dict(), status="open"))
     uow.ledger.ensure_account(accounts.poker_rake(code), L.AccountType.REVENUE)
     return t
 
@@ -391,11 +405,12 @@ DEMO_POKER_TABLES = (
 )
 
 
-def seed_poker_tables(uow) -> list[str]:
+def seed_poker_tables(uow: PokerRoomUnitOfWork) -> list[str]:
     """The demo poker room (idempotent): a no-limit table (5% rake, capped at ₩10,000) and a fixed-limit one."""
-    repo, made = PokerRepo(uow.session), []
+    made = []
     for code, name, cfg in DEMO_POKER_TABLES:
-        if repo.find(code) is None:
-            new_poker_table(uow, code=code, name=name, cfg=cfg)
-            made.append(code)
+        if uow.poker_tables.find(code) is not None:
+            continue
+        new_poker_table(uow, code=code, name=name, cfg=cfg)
+        made.append(code)
     return made

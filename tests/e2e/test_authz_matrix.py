@@ -218,6 +218,16 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tables.take_bank": frozenset(PLAYER_CALLERS) | staff("pit", "operator"),
     "tables.house_way": frozenset(PLAYER_CALLERS) | staff("pit", "operator", "auditor", "host"),
     "tables.optimal_setting": frozenset(PLAYER_CALLERS) | staff("pit", "operator", "auditor", "host"),
+    # slotsys/accounting/services/days.py (CLOSERS auditor; READERS auditor, supervisor) and drops.py (COUNTERS
+    # cashier, attendant, supervisor; ACCEPTERS, SCHEDULERS supervisor; VARIANCE_READERS supervisor, auditor)
+    "accounting.close_day": staff("auditor"),
+    "accounting.day_report": staff("auditor", "supervisor"), "accounting.day_journal": staff("auditor", "supervisor"),
+    "accounting.export_xlsx": staff("auditor", "supervisor"), "accounting.export_pdf": staff("auditor", "supervisor"),
+    "accounting.export_csv": staff("auditor", "supervisor"),
+    "accounting.drop_count": staff("cashier", "attendant", "supervisor"),
+    "accounting.drop_schedule": staff("supervisor"),
+    "accounting.accept_variance": staff("supervisor"),
+    "accounting.variances": staff("supervisor", "auditor"),
 }
 
 # Endpoints whose allowed calls change state other rows rely on: run them last, in this order.
@@ -302,7 +312,8 @@ class Floor:
              "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
              "seat": "1", "box": "1", "username": "authz-nobody",  # no such staff user: admin actions 404
              "upload_id": 999_999, "session_id": "0000000000000000",  # no such game upload / staff session: 404
-             "alert_id": 999_999, "handpay_id": 999_999}  # no such alert / handpay: 404
+             "alert_id": 999_999, "handpay_id": 999_999,  # no such alert / handpay: 404
+             "day": "2000-01-03", "variance_id": 999_999}  # a gaming day before the floor existed; no such variance
         if endpoint.startswith("tables."):
             v.update(code="BAC-01", number=1)
         elif endpoint.startswith("jackpots."):
@@ -419,6 +430,9 @@ class Floor:
             "administration.approve_game": {}, "administration.reject_game": {"reason": "authz"},
             "administration.create_user": {"username": "authz-user", "password": "short", "role": "host"},
             "administration.update_user": {"active": True},
+            "accounting.drop_count": {"day": "2000-01-03", "bills": {"10000": 1}},
+            "accounting.drop_schedule": {"weekdays": [1, 2, 3, 4, 5, 6, 7], "reason": "authz"},
+            "accounting.accept_variance": {"reason": "authz"},
         }
         return bodies.get(endpoint)
 

@@ -6,7 +6,6 @@ import dataclasses
 
 import pytest
 
-import slotsys.floor.services.play as floor
 from slotsys.floor.games import load_game
 
 
@@ -15,15 +14,16 @@ def credits(api, asset):
 
 
 @pytest.fixture
-def tiny_max_award(monkeypatch):
-    """Dragon Pearl exactly as catalogued, except that its maximum award is 1 credit."""
-    real = floor.load_game
+def tiny_max_award(monkeypatch, app):
+    """Dragon Pearl exactly as catalogued, except that its maximum award is 1 credit (the floor's game library)."""
+    library = app.extensions["slotsys"].game_library
+    real = library.load
 
     def patched(game_id: str):
         g = real(game_id)
         return dataclasses.replace(g, max_award_credits=1) if game_id == "dragon_pearl_50" else g
 
-    monkeypatch.setattr(floor, "load_game", patched)
+    monkeypatch.setattr(library, "load", patched)
 
 
 def test_a_win_above_the_maximum_award_locks_the_machine_and_credits_nothing(api, tiny_max_award, capsys):

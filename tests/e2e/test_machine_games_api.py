@@ -8,11 +8,11 @@ import uuid
 
 from slotsys.floor.domain.evaluator import SeededRng, spin as play
 from slotsys.floor.games import load_game
-from slotsys.floor.services.reported_games import MachineGameService, reconcile_floor
+from slotsys.floor.services.reported_games import reconcile_floor
 
 
 def machine_mode(api, asset):
-    return MachineGameService(api.app.extensions["slotsys"].ctx).set_outcome_source(None, asset, "machine")
+    return api.app.extensions["slotsys"].reported_games.set_outcome_source(None, asset, "machine")
 
 
 def meters(api, asset):

@@ -126,7 +126,9 @@ class FakeUnitOfWork:
         raise AttributeError(name)
 
     def __enter__(self) -> "FakeUnitOfWork":
-        self._snapshot = {n: copy.deepcopy(r.__dict__) for n, r in self._repositories.items()}
+        # repositories may refer to each other (the machines read the ledger): they are kept, their state copied
+        memo = {id(r): r for r in self._repositories.values()}
+        self._snapshot = {n: copy.deepcopy(r.__dict__, memo) for n, r in self._repositories.items()}
         self._after = []
         return self
 

@@ -84,14 +84,9 @@ class FloorDb:
     def drop(self) -> None:
         import sqlalchemy as sa
 
-        from slotsys.floor.games import set_uploaded_source
-
         try:
             self.svc.jackpots.stop()
             self.svc.uow.engine.dispose()
-            # this app's approved-uploads source must not outlive its database (a module-scoped floor is dropped
-            # after the per-test restore has run)
-            set_uploaded_source(None)
         finally:
             with self.admin.connect() as c:
                 c.execute(sa.text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))

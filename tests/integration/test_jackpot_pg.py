@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel, JackpotWager
 from jackpot_controller.domain.records import params_of
+from tests.helpers import spin as spin_directly
 from slotsys.floor.adapters.tables import GameRound, Machine
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import JournalEntryRow
@@ -191,7 +192,7 @@ def test_200_concurrent_machines_every_trigger_awarded_once_no_contribution_lost
         p = Principal("machine", asset)
         out = []
         for _ in range(12):
-            status, body, _ = svc.floor.spin(p, asset, bet_for(game), uuid.uuid4().hex)
+            status, body, _ = spin_directly(svc, p, asset, bet_for(game), uuid.uuid4().hex)
             assert status == 200
             out.append(body)
         return out
@@ -261,7 +262,7 @@ def play(asset, game):
     p = Principal("machine", asset)
     bet = {"lines": 10, "multiplier": 1} if asset[1:].isdigit() and int(asset[1:]) % 2 else {"reels": 3, "multiplier": 2}
     while True:
-        svc.floor.spin(p, asset, bet, uuid.uuid4().hex)
+        spin_directly(svc, p, asset, bet, uuid.uuid4().hex)
 ts = [threading.Thread(target=play, args=(a, None), daemon=True) for a in assets]
 [t.start() for t in ts]
 [t.join() for t in ts]

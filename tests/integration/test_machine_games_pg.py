@@ -17,7 +17,7 @@ from slotsys.floor.adapters.tables import GameRound, Machine
 from slotsys.kernel.adapters.db import JournalEntryRow
 from slotsys.floor.domain.evaluator import SeededRng, spin as play
 from slotsys.floor.games import load_game
-from slotsys.floor.services.reported_games import MachineGameService, reconcile_floor
+from slotsys.floor.services.reported_games import reconcile_floor
 from tests.conftest import Api
 
 pytestmark = pytest.mark.integration
@@ -40,7 +40,7 @@ def test_reported_games_concurrent_retries_mystery_hit_and_reconciliation(pg_app
     api = Api(pg_app)
     assets = ("M001", "M003")  # MASS ₩100 Dragon Pearl: every MASS mystery level is eligible
     for a in assets:
-        MachineGameService(svc.ctx).set_outcome_source(None, a, "machine")
+        svc.reported_games.set_outcome_source(None, a, "machine")
         assert api.as_machine(a, "POST", f"/api/v1/machines/{a}/bill-in", {"amount": 50_000}).status_code == 200
     with svc.uow() as uow:  # arm MASS_MINOR: the first contribution crosses its trigger
         lv = uow.session.query(JackpotLevel).filter_by(code="MASS_MINOR").with_for_update().one()

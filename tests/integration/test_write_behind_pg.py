@@ -5,7 +5,9 @@ connection to another thread while its pipeline is open."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import types
 import threading
 import time
 import uuid
@@ -15,16 +17,15 @@ import pytest
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from tests.helpers import spin as spin_directly
 from slotsys.floor.adapters.tables import GameRound
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, make_engine, utcnow
 from slotsys.kernel.adapters.write_behind import execute_or_defer
 from slotsys.app.bootstrap import make_uow
-from slotsys.app.wiring.jackpots import build_jackpot_services
 from slotsys.kernel.adapters.uow import UowFactory
 from slotsys.kernel import ledger as L
 from slotsys.kernel.context import Principal
-from slotsys.floor.services.play import FloorService
 
 pytestmark = pytest.mark.integration
 
@@ -45,7 +46,7 @@ def _spin_behind_an_entry(svc, asset: str, entry: L.JournalEntry) -> dict:
 
     def spin():
         try:
-            out["result"] = svc.floor.spin(Principal("machine", asset), asset, _bet(asset), uuid.uuid4().hex)
+            out["result"] = spin_directly(svc, Principal("machine", asset), asset, _bet(asset), uuid.uuid4().hex)
         except Exception as e:  # noqa: BLE001 - a refusal may be the expected outcome
             out["error"] = e
 
@@ -105,10 +106,9 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
     and stored response, and the books balance."""
     svc = pg_app.extensions["slotsys"]
     uows = _small_pool(pg_app, 2)
-    ctx = dataclasses.replace(svc.ctx, uow=uows)
-    jackpots = build_jackpot_services(ctx, engine=uows.engine, publish=svc.publisher.publish,
-                                      settings=svc.jackpots.settings)  # this context's own jackpot services
-    floor = FloorService(ctx)
+    floor = copy.copy(svc.floor)
+    floor.ctx = dataclasses.replace(svc.ctx, uow=uows)
+    floor_svc = types.SimpleNamespace(floor=floor)
     machines = [f"M{n:03d}" for n in range(1, 9)]
     for m in machines:
         assert pg_api.as_machine(m, "POST", f"/api/v1/machines/{m}/bill-in", {"amount": 50_000}).status_code == 200
@@ -117,13 +117,13 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
 
     def play(i: int):
         asset, key = machines[i % len(machines)], uuid.uuid4().hex
-        return key, floor.spin(Principal("machine", asset), asset, _bet(asset), key)
+        return key, spin_directly(floor_svc, Principal("machine", asset), asset, _bet(asset), key)
 
     try:
         with ThreadPoolExecutor(max_workers=16) as pool:
             results = list(pool.map(play, range(160)))
     finally:
-        jackpots.sequencer.stop()  # this context's own jackpot sequencer thread
+        svc.jackpots.sequencer.stop()  # the sequencer thread these spins kicked (the floor's jackpot port's)
         uows.engine.dispose()
     assert all(status == 200 for _, (status, _, _) in results)
     by_machine: dict[str, list[int]] = {}
@@ -143,7 +143,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         assert rounds - rounds0 == 160 and entries - entries0 >= 160
     for key, (_, body, _) in results[:20]:  # the stored response (deferred) replays the one returned
         asset = body["machine"]
-        status, again, replayed = svc.floor.spin(Principal("machine", asset), asset, _bet(asset), key)
+        status, again, replayed = spin_directly(svc, Principal("machine", asset), asset, _bet(asset), key)
         assert (status, again, replayed) == (200, body, True)
     for m in machines:
         meters = pg_api.as_machine(m, "GET", f"/api/v1/machines/{m}/meters", key=None).json["meters"]

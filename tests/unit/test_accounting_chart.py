@@ -34,6 +34,8 @@ NOT_ACCOUNTS = {
     "column": "bet key", "dozen": "bet key", "double": "bet key", "final": "bet key", "neighbours": "bet key",
     "single": "bet key", "six_line": "bet key", "split": "bet key", "straight": "bet key", "street": "bet key",
     "total": "bet key", "triple": "bet key",
+    # the SAS emulator's action log and the in-memory floor's AFT status (slotsys.sas)
+    "cash_out:{}": "emulator action", "failed:0x": "AFT status",
 }
 # Templates whose variable segment takes a closed set of values (the builder refuses any other).
 CLOSED_VALUES = {"loyalty:comps:{}": ("promo", "cash")}

@@ -107,10 +107,11 @@ def test_handpay_sign_off_rule():
 
 
 def test_heartbeat_write_interval_is_capped_by_the_offline_threshold():
-    from slotsys.floor.services.events import EventsSettings, FloorEventsService
+    from slotsys.floor.services.events import FloorEventsService
+    from slotsys.floor.settings import EventsSettings
 
     def interval(**kw) -> float:
-        return FloorEventsService(ctx=None, settings=EventsSettings(**kw)).heartbeat_interval_s
+        return FloorEventsService(ctx=None, settings=EventsSettings(**kw), jackpots=None, tickets=None).heartbeat_interval_s
 
     assert interval(machine_heartbeat_write_s=10, machine_offline_after_s=60) == 10
     assert interval(machine_heartbeat_write_s=10, machine_offline_after_s=4) == 1

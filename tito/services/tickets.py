@@ -42,7 +42,7 @@ import structlog
 from slotsys.floor.adapters.tables import Machine
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
-from slotsys.kernel.errors import Conflict, DomainError, InsufficientFunds, NotFound, ValidationFailed
+from slotsys.kernel.errors import Conflict, DomainError, HandpayRequired, InsufficientFunds, NotFound, ValidationFailed
 from slotsys.kernel.context import ServiceContext
 from tito.adapters.repo import TicketRepo
 from tito.adapters.tables import Ticket
@@ -131,11 +131,6 @@ class TerminalThrottled(DomainError):
     status = 429
     code = "too-many-unknown-tickets"
     title = "Too many unknown ticket numbers from this terminal"
-
-
-class HandpayRequired(Conflict):
-    code = "handpay-required"
-    title = "Cash-out above the ticket limit: handpay required"
 
 
 _REFUSALS: dict[str, type[DomainError]] = {

@@ -1,2 +1,2 @@
-"""Pure accounting rules: standard library, :mod:`slotsys.domain` and pure math only (no framework, database,
+"""Pure accounting rules: standard library, the kernel (:mod:`slotsys.kernel`) and pure math only (no framework, database,
 cache or task queue)."""

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 from slotsys.kernel.ledger import AccountType
 
 __all__ = ["GLAccount", "CHART", "UnmappedAccount", "gl_for", "pattern_for", "account_movements", "normal_balances",
-           "JournalRow", "JournalSummary", "summarise", "type_mismatches"]
+           "JournalRow", "JournalSummary", "summarise", "summarise_totals", "type_mismatches"]
 
 A, L, E, R, X = AccountType.ASSET, AccountType.LIABILITY, AccountType.EQUITY, AccountType.REVENUE, AccountType.EXPENSE
 
@@ -281,6 +281,26 @@ def summarise(postings: Iterable[tuple[str, int]], *, entries: int | None = None
         else:
             a[1] -= amount
         a[2] += 1
+        codes.setdefault(g.number, set()).add(code)
+    rows = tuple(JournalRow(_BY_NUMBER[n], d, c, len(codes[n]), k) for n, (d, c, k) in sorted(acc.items()))
+    return JournalSummary(rows, sum(r.debits for r in rows), sum(r.credits for r in rows), entries)
+
+
+def summarise_totals(movements: Iterable[tuple[str, int, int, int]], *, entries: int | None = None) -> JournalSummary:
+    """:func:`summarise` from postings already summed per ledger account: ``(code, debits, credits, postings)``
+    with debits and credits ≥ 0 won (what a database returns for a day's journal grouped by account). Raises
+    :class:`UnmappedAccount` and ``ValueError`` (a negative or non-integer sum) as :func:`summarise`."""
+    acc: dict[str, list[int]] = {}
+    codes: dict[str, set[str]] = {}
+    for code, debits, credits, n in movements:
+        for v in (debits, credits, n):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"account {code}: sums must be integers ≥ 0")
+        g = gl_for(code)
+        a = acc.setdefault(g.number, [0, 0, 0])
+        a[0] += debits
+        a[1] += credits
+        a[2] += n
         codes.setdefault(g.number, set()).add(code)
     rows = tuple(JournalRow(_BY_NUMBER[n], d, c, len(codes[n]), k) for n, (d, c, k) in sorted(acc.items()))
     return JournalSummary(rows, sum(r.debits for r in rows), sum(r.credits for r in rows), entries)

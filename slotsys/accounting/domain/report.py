@@ -23,7 +23,7 @@ from slotsys.accounting.domain.day_close import DayClose
 from slotsys.accounting.domain.gaming_day import GamingDay
 from slotsys.kernel.export import to_csv
 
-__all__ = ["Column", "Section", "Document", "day_report", "journal_document", "csv_tables", "csv_files", "SIGNATORIES"]
+__all__ = ["Column", "Section", "Document", "day_report", "day_report_of", "journal_document", "journal_document_of", "csv_tables", "csv_files", "SIGNATORIES"]
 
 # Who signs the documents: the auditor who closed the day and a second person (segregation of duties).
 SIGNATORIES = (("감사 담당", "Auditor"), ("확인자", "Second signatory"))
@@ -134,8 +134,19 @@ def day_report(gd: GamingDay, day: date, close: DayClose, journal: JournalSummar
     machines outside k SD, the meters against the ledger (``ties``: ``day_close.meters_vs_ledger``), drop
     variances (``drop``: ``drop.variance_summary``), cage and kiosk accountability
     (``drop.shift_accountability``), liabilities (``liabilities.liabilities_report``) and the journal summary."""
-    d = close.to_dict()
+    return day_report_of(gd, day, close.to_dict(), journal.to_dict(), generated_at=generated_at, ties=ties,
+                         liabilities=liabilities, drop=drop, accountability=accountability)
+
+
+def day_report_of(gd: GamingDay, day: date, d: dict[str, Any], journal: dict[str, Any], *, generated_at: datetime,
+                  ties: list[dict[str, Any]] | None = None, liabilities: dict[str, Any] | None = None,
+                  drop: dict[str, Any] | None = None, accountability: dict[str, Any] | None = None,
+                  notes: list[tuple[str, str]] | None = None) -> Document:
+    """:func:`day_report` from the figures as stored: ``d`` = ``DayClose.to_dict()`` (``machines`` may be a
+    subset with the floor's totals kept), ``journal`` = ``JournalSummary.to_dict()``; ``notes`` are extra key
+    facts (label, text) printed after the others (who closed the day, when the meters were read)."""
     floor = d["floor"]
+    k = d["k"]
     sections = [
         _figures_section("floor", "영업장 합계", "Floor", [C("floor", "구분", "Level")], [{**floor, "floor": "영업장 Floor"}],
                          None),
@@ -153,12 +164,12 @@ def day_report(gd: GamingDay, day: date, close: DayClose, journal: JournalSummar
     ]
     flagged = [r for r in d["machines"] if r["flagged"]]
     sections.append(Section(
-        "flagged", "이론 대비 이상 기계", f"Machines outside {close.k:g} SD of theoretical hold",
+        "flagged", "이론 대비 이상 기계", f"Machines outside {k:g} SD of theoretical hold",
         [C("asset", "기계", "Machine"), C("games", "게임", "Game"), C("games_played", "게임 수", "Games played", "count"),
          C("coin_in", "코인 인", "Coin-in", "won"), C("hold", "실제 홀드", "Actual hold", "won"),
          C("theo_won", "이론 홀드", "Theoretical hold", "won"), C("hold_variance", "차이", "Variance", "won"),
          C("sd_hold", "홀드 표준편차", "SD of hold", "num"), C("z", "Z-점수", "z-score", "num")],
-        flagged, None, note=f"|z| > {close.k:g}, z = (actual hold − E[hold]) / SD[hold] under the par sheet"))
+        flagged, None, note=f"|z| > {k:g}, z = (actual hold − E[hold]) / SD[hold] under the par sheet"))
     exceptions = [{"asset": r["asset"], **e} for r in d["machines"] for e in r["exceptions"]]
     sections.append(Section("exceptions", "예외", "Exceptions",
                             [C("asset", "기계", "Machine"), C("code", "코드", "Code"), C("detail", "내용", "Detail"),
@@ -204,16 +215,16 @@ def day_report(gd: GamingDay, day: date, close: DayClose, journal: JournalSummar
                ("코인 인 Coin-in", f"{floor['coin_in']:,}"), ("실제 홀드 Actual hold", f"{floor['hold']:,}"),
                ("이론 홀드 Theoretical hold", f"{floor['theo_won']:,}"),
                ("이상 기계 Flagged machines", ", ".join(d["flagged"]) or "—"),
-               ("분개 균형 Journal balanced", "예 Yes" if journal.balanced else "아니오 NO")]
+               ("분개 균형 Journal balanced", "예 Yes" if journal["balanced"] else "아니오 NO")]
     if liabilities is not None:
         summary.append(("부채 대사 Liabilities agree", "예 Yes" if liabilities["all_agree"] else
                         "아니오 NO: " + ", ".join(liabilities["differences"])))
+    summary += notes or []
     return Document("day_report", "일일 영업 마감 보고서", "Gaming day close report", day, gd.describe(day), gd.zone,
                     gd.format(generated_at), sections, summary)
 
 
-def _journal_section(journal: JournalSummary) -> Section:
-    j = journal.to_dict()
+def _journal_section(j: dict[str, Any]) -> Section:
     return Section("journal", "분개 요약 (총계정원장 계정별)", "Journal summary by GL account",
                    [C("gl", "계정 번호", "GL account"), C("name_ko", "계정명", "Account name (Korean)"),
                     C("name_en", "계정명 (영문)", "Account name"), C("type", "유형", "Type"),
@@ -228,11 +239,19 @@ def _journal_section(journal: JournalSummary) -> Section:
 
 def journal_document(gd: GamingDay, day: date, journal: JournalSummary, *, generated_at: datetime) -> Document:
     """The day's journal summary per GL account on its own."""
-    summary = [("영업일 Gaming day", gd.describe(day)), ("차변 합계 Debits", f"{journal.debits:,}"),
-               ("대변 합계 Credits", f"{journal.credits:,}"),
-               ("분개 균형 Journal balanced", "예 Yes" if journal.balanced else "아니오 NO")]
-    if journal.entries is not None:
-        summary.append(("분개 수 Journal entries", f"{journal.entries:,}"))
+    return journal_document_of(gd, day, journal.to_dict(), generated_at=generated_at)
+
+
+def journal_document_of(gd: GamingDay, day: date, journal: dict[str, Any], *, generated_at: datetime,
+                        notes: list[tuple[str, str]] | None = None) -> Document:
+    """:func:`journal_document` from the summary as stored (``JournalSummary.to_dict()``)."""
+    total = journal["total"]
+    summary = [("영업일 Gaming day", gd.describe(day)), ("차변 합계 Debits", f"{total['debits']:,}"),
+               ("대변 합계 Credits", f"{total['credits']:,}"),
+               ("분개 균형 Journal balanced", "예 Yes" if journal["balanced"] else "아니오 NO")]
+    if journal.get("entries") is not None:
+        summary.append(("분개 수 Journal entries", f"{journal['entries']:,}"))
+    summary += notes or []
     chart = Section("chart", "계정과목표", "Chart of accounts",
                     [C("gl", "계정 번호", "GL account"), C("pattern", "원장 계정 코드", "Ledger account code"),
                      C("name_ko", "계정명", "Account name (Korean)"), C("name_en", "계정명 (영문)", "Account name"),

@@ -1,4 +1,4 @@
-"""Read-only API behind the screens (issue 10): the floor overview, a machine's detail, signage
+"""Read-only API behind the screens: the floor overview, a machine's detail, signage
 stream tokens and the token-authenticated jackpot stream, the cage's ticket check, par sheets.
 Thin: each route names the caller, checks the role and calls one service."""
 
@@ -11,6 +11,7 @@ from flask import Response, g, request
 from pydantic import Field
 
 from slotsys.kernel.api.common import AUTH_DOC, QueryModel, principal, services
+from jackpot_controller.api.routes import signage_feed
 from slotsys.kernel.api.streaming import sse_response
 from slotsys.floor.read_model import FloorViewService
 from slotsys.app.screens import ScreensService
@@ -56,7 +57,8 @@ def stream_token():
 def jackpot_stream():
     screens, token = _svc()[1], request.args.get("token")
     g.principal = screens.check_stream_token(token)
-    return sse_response(services(), recheck=lambda: screens.check_stream_token(token))
+    svc = services()
+    return sse_response(svc, signage_feed(svc), recheck=lambda: screens.check_stream_token(token))
 
 
 @bp.get("/screens/tickets/<number>/check")

@@ -1,4 +1,4 @@
-"""The people's screens (issue 10): server-rendered pages + small vanilla JavaScript.
+"""The people's screens: server-rendered pages + small vanilla JavaScript.
 
 Pages and their static assets are reachable without a token: each page logs the staff member in
 through ``POST /api/v1/auth/login``, keeps the bearer token in ``sessionStorage`` and calls the

@@ -17,7 +17,6 @@ from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.domain.records import MachineState
 from jackpot_controller.services.awards import AwardService
 from jackpot_controller.services.container import JackpotServices
-from jackpot_controller.services.legacy import attach
 from jackpot_controller.services.operator import LevelAdmin
 from jackpot_controller.services.reads import JackpotReads
 from jackpot_controller.services.sequencer import Sequencer
@@ -80,9 +79,10 @@ class FloorMachines:
 
     def set_lock(self, uow, machine_id: int, status: str, reason: str | None) -> None:
         m = self._row(uow, machine_id)
-        m.status = status
-        if reason is not None:
-            m.lock_reason = reason
+        if status == "active":
+            m.unlock()
+        else:
+            m.lock(m.lock_reason if reason is None else reason, status)
 
     def record_award_on_round(self, uow, machine_id: int, game_number: int, award: Mapping[str, Any]) -> None:
         rnd = uow.session.scalar(select(GameRound).where(GameRound.machine_id == machine_id,
@@ -153,5 +153,4 @@ def build_jackpot_services(ctx: ServiceContext, *, engine, publish, settings: Ja
         tables=TableProgressives(ctx, wallet=Wallets(), signage=signage),
         sweeper=Sweeper(ctx, sequencer=sequencer, awards=awards, signage=signage),
     )
-    attach(ctx, services)  # the floor's and the tables' transitional entry points find them there
     return services

@@ -145,8 +145,3 @@ class FloorAdminRepo:
         return list(self.s.scalars(select(MachineMeterSnapshot).where(MachineMeterSnapshot.machine_id == machine_id)
                                    .order_by(MachineMeterSnapshot.id)))
 
-    def levels_in_zone(self, zone: str) -> list[str]:
-        """Codes of the jackpot levels whose eligibility names ``zone`` (they reference it by code)."""
-        from jackpot_controller.adapters.tables import JackpotLevel
-
-        return list(self.s.scalars(select(JackpotLevel.code).where(JackpotLevel.zone == zone)))

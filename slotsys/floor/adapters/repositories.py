@@ -9,8 +9,8 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from slotsys.kernel.adapters.db import Account, utcnow
 from slotsys.kernel.adapters.write_behind import execute_or_defer
-from slotsys.floor.adapters.tables import GameRound, Machine, Zone
-from slotsys.players.adapters.tables import PlayerSession
+from slotsys.floor.adapters.tables import GameRound, Machine, Zone, machines
+from slotsys.floor.adapters.foreign import player_sessions
 from slotsys.kernel.errors import NotFound
 from slotsys.kernel.accounts import machine_credits, machine_nonrestricted, machine_restricted
 from slotsys.kernel.credits import Credits
@@ -30,7 +30,8 @@ def _balance_of(param: str):
 _CREDITS = select(_balance_of("code"), _balance_of("restricted"), _balance_of("nonrestricted"))
 _CREDITS_AND_CARDED = select(
     _balance_of("code"), _balance_of("restricted"), _balance_of("nonrestricted"),
-    select(PlayerSession.id).where(PlayerSession.machine_id == bindparam("mid"), PlayerSession.status == "open").exists(),
+    select(player_sessions.c.id)
+    .where(player_sessions.c.machine_id == bindparam("mid"), player_sessions.c.status == "open").exists(),
 )
 
 
@@ -81,6 +82,10 @@ class MachineRepo:
                                         "nonrestricted": machine_nonrestricted(asset)}).one()
         return _credits(row, code)
 
+    def refresh(self, machine: Machine) -> None:
+        """Read the machine again from the database (its row lock is held: the values are current)."""
+        self.s.refresh(machine)
+
     def get_by_id(self, machine_id: int) -> Machine:
         m = self.s.get(Machine, machine_id)
         if m is None:
@@ -110,7 +115,7 @@ class MachineRepo:
             shape = (tuple(sorted(deltas)), tuple(sorted(sets)))
             stmt = _METER_UPDATES.get(shape)
             if stmt is None:  # one compiled statement per shape (a handful: spin, bill-in, ticket ...)
-                t = Machine.__table__
+                t = machines
                 stmt = update(t).where(t.c.id == bindparam("mid")).values(
                     **{k: t.c[k] + bindparam(f"d_{k}", type_=BigInteger()) for k in shape[0]},
                     **{k: bindparam(f"s_{k}") for k in shape[1]},

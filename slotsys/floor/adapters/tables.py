@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, SmallInteger, String, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, SmallInteger, String, Table, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, registry
 
+from slotsys.floor.domain.machine import Machine
 from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
+
+mapper_registry = registry(metadata=Base.metadata)
 
 
 class Zone(Base):
@@ -23,65 +26,58 @@ class Zone(Base):
     retired_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
 
 
-class Machine(Base):
-    __tablename__ = "machines"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    asset_number: Mapped[str] = mapped_column(String(20), unique=True)
-    zone: Mapped[str] = mapped_column(ForeignKey("zones.code"))
-    bank: Mapped[str] = mapped_column(String(20), default="")
-    denomination: Mapped[int] = mapped_column(Integer)  # won per credit
-    game_id: Mapped[str] = mapped_column(String(60))
-    variation: Mapped[str] = mapped_column(String(20), default="")
-    status: Mapped[str] = mapped_column(String(16), default="active")  # active | locked
-    lock_reason: Mapped[str] = mapped_column(String(200), default="")
-    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    game_seq: Mapped[int] = mapped_column(BigInteger, default=0)
-    ticket_seq: Mapped[int] = mapped_column(Integer, default=0)
-    # TITO (migration 0003_tito): how this machine's validation numbers are made (SAS §15):
-    # "system" (host CSPRNG + Damm) or "sas" (secure enhanced: validation ID + 3-byte sequence).
-    validation_scheme: Mapped[str] = mapped_column(String(8), default="system", server_default="system")
-    sas_validation_id: Mapped[int | None] = mapped_column(Integer, nullable=True, unique=True, index=True)
-    sas_sequence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # next, 0..0xFFFFFF
-    # 0014_ticket_ids: how many times the host drew this machine's validation ID (rotation, re-enrolment)
-    sas_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    handpay_out: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")  # handpay receipts, won
-    handpay_out_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    # Meters (won unless stated); they change only with a game or money event and never go backwards.
-    coin_in: Mapped[int] = mapped_column(BigInteger, default=0)
-    coin_out: Mapped[int] = mapped_column(BigInteger, default=0)
-    jackpot_out: Mapped[int] = mapped_column(BigInteger, default=0)  # progressive/mystery awards
-    games_played: Mapped[int] = mapped_column(BigInteger, default=0)
-    games_won: Mapped[int] = mapped_column(BigInteger, default=0)
-    bills_in: Mapped[int] = mapped_column(BigInteger, default=0)
-    tickets_in: Mapped[int] = mapped_column(BigInteger, default=0)
-    tickets_out: Mapped[int] = mapped_column(BigInteger, default=0)
-    tickets_in_count: Mapped[int] = mapped_column(Integer, default=0)
-    tickets_out_count: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
-    # Promotional credits (migration 0013_promo_credits; docs/promotional-credits.md). SAS meters
-    # "restricted / non-restricted promotional credits played" (won): the part of coin_in staked
-    # from each promo meter, so cashable coin-in = coin_in - both. credit_limit: the machine's credit
-    # limit in won (ticket-in above it is refused, SAS 0x84); NULL = SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON.
-    restricted_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    nonrestricted_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    credit_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    # Migration 0020_machine_games: who decides a game's outcome, "server" (the spin) or "machine" (the machine
-    # decides and reports it: slotsys.floor.services.reported_games); a machine refuses the other mode's requests.
-    outcome_source: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
-    # Floor administration (migration 0018_floor_admin; docs/floor-administration.md): the cabinet's serial,
-    # manufacturer and model; ``denominations`` offered (won per credit, JSON list; NULL = only the active
-    # ``denomination``); ``max_bet`` in won (NULL = the game's own maximum); the floor-plan cell (``plan_x``,
-    # ``plan_y``: grid units, NULL = not placed; a cell holds one machine); ``retired_at`` once retired
-    # (status "retired": the asset number is never reused). A disabled machine has status "disabled" and its
-    # reason in ``lock_reason``.
-    serial: Mapped[str] = mapped_column(String(40), default="", server_default="")
-    manufacturer: Mapped[str] = mapped_column(String(60), default="", server_default="")
-    model: Mapped[str] = mapped_column(String(60), default="", server_default="")
-    denominations: Mapped[list | None] = mapped_column(JSON, nullable=True)
-    max_bet: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    plan_x: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    plan_y: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    retired_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+# The machine is a domain object (slotsys.floor.domain.machine.Machine) mapped onto this table (imperative
+# mapping: the domain class imports no SQLAlchemy). Meters are won unless stated; they change only with a game or a
+# money event and never go backwards. TITO's columns (validation scheme, SAS validation ID, sequence, generation,
+# ticket sequence) and the floor administration's are documented on the domain class.
+machines = Table(
+    "machines",
+    Base.metadata,
+    Column("id", Integer, primary_key=True),
+    Column("asset_number", String(20), unique=True, nullable=False),
+    Column("zone", String(20), ForeignKey("zones.code"), nullable=False),
+    Column("bank", String(20), default="", nullable=False),
+    Column("denomination", Integer, nullable=False),  # won per credit
+    Column("game_id", String(60), nullable=False),
+    Column("variation", String(20), default="", nullable=False),
+    Column("status", String(16), default="active", nullable=False),  # active | locked
+    Column("lock_reason", String(200), default="", nullable=False),
+    Column("key_hash", String(64), unique=True, nullable=False),
+    Column("game_seq", BigInteger, default=0, nullable=False),
+    Column("ticket_seq", Integer, default=0, nullable=False),
+    Column("validation_scheme", String(8), default="system", server_default="system", nullable=False),
+    Column("sas_validation_id", Integer, nullable=True, unique=True, index=True),
+    Column("sas_sequence", Integer, default=0, server_default="0", nullable=False),  # next, 0..0xFFFFFF
+    Column("sas_generation", Integer, default=0, server_default="0", nullable=False),
+    Column("handpay_out", BigInteger, default=0, server_default="0", nullable=False),  # handpay receipts, won
+    Column("handpay_out_count", Integer, default=0, server_default="0", nullable=False),
+    Column("coin_in", BigInteger, default=0, nullable=False),
+    Column("coin_out", BigInteger, default=0, nullable=False),
+    Column("jackpot_out", BigInteger, default=0, nullable=False),  # progressive/mystery awards
+    Column("games_played", BigInteger, default=0, nullable=False),
+    Column("games_won", BigInteger, default=0, nullable=False),
+    Column("bills_in", BigInteger, default=0, nullable=False),
+    Column("tickets_in", BigInteger, default=0, nullable=False),
+    Column("tickets_out", BigInteger, default=0, nullable=False),
+    Column("tickets_in_count", Integer, default=0, nullable=False),
+    Column("tickets_out_count", Integer, default=0, nullable=False),
+    Column("created_at", TZDateTime, default=utcnow, nullable=False),
+    Column("restricted_played", BigInteger, default=0, server_default="0", nullable=False),
+    Column("nonrestricted_played", BigInteger, default=0, server_default="0", nullable=False),
+    Column("credit_limit", BigInteger, nullable=True),
+    Column("outcome_source", String(8), default="server", server_default="server", nullable=False),
+    Column("serial", String(40), default="", server_default="", nullable=False),
+    Column("manufacturer", String(60), default="", server_default="", nullable=False),
+    Column("model", String(60), default="", server_default="", nullable=False),
+    Column("denominations", JSON, nullable=True),
+    Column("max_bet", BigInteger, nullable=True),
+    Column("plan_x", Integer, nullable=True),
+    Column("plan_y", Integer, nullable=True),
+    Column("retired_at", TZDateTime, nullable=True),
+)
+
+
+mapper_registry.map_imperatively(Machine, machines)
 
 
 class GameRound(Base):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from apiflask import APIBlueprint
 
-from slotsys.kernel.api.common import AUTH_DOC, SmallInt, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.kernel.api.common import AUTH_DOC, SmallInt, StrictModel, Won, once_key, principal, reply_once, services
+from slotsys.kernel.errors import HandpayRequired
 
 bp = APIBlueprint("machines", __name__, url_prefix="/api/v1/machines", tag="Machines")
 
@@ -28,23 +29,22 @@ class TicketInIn(StrictModel):
 @bp.input(BillIn, arg_name="body")
 @bp.doc(summary="Insert a bill (₩1,000 / ₩5,000 / ₩10,000 / ₩50,000); needs Idempotency-Key", **AUTH_DOC)
 def bill_in(asset: str, body: BillIn):
-    return reply(*services().floor.bill_in(principal(), asset, body.amount, idem_key()))
+    return reply_once(services().floor.bill_in(principal(), asset, body.amount, once_key(f"bill-in/{asset}", body.amount)))
 
 
 @bp.post("/<asset>/spin")
 @bp.input(SpinIn, arg_name="body")
 @bp.doc(summary="Play one game; needs Idempotency-Key", **AUTH_DOC)
 def spin(asset: str, body: SpinIn):
-    return reply(*services().floor.spin(principal(), asset, body.model_dump(), idem_key()))
+    bet = body.model_dump()
+    return reply_once(services().floor.spin(principal(), asset, bet, once_key(f"spin/{asset}", bet)))
 
 
 @bp.post("/<asset>/cash-out")
 @bp.doc(summary="Cash out all credits to a TITO ticket; needs Idempotency-Key", **AUTH_DOC)
 def cash_out(asset: str):
-    from tito.services.tickets import HandpayRequired
-
     try:
-        return reply(*services().floor.cash_out(principal(), asset, idem_key()))
+        return reply_once(services().floor.cash_out(principal(), asset, once_key(f"cash-out/{asset}")), status=201)
     except HandpayRequired as e:  # the cancelled credits join the attendants' handpay queue
         services().events.handpay_required(asset, e.extra["amount"])
         raise
@@ -54,7 +54,8 @@ def cash_out(asset: str):
 @bp.input(TicketInIn, arg_name="body")
 @bp.doc(summary="Insert a ticket printed by any machine; needs Idempotency-Key", **AUTH_DOC)
 def ticket_in(asset: str, body: TicketInIn):
-    return reply(*services().floor.ticket_in(principal(), asset, body.validation_number, idem_key()))
+    return reply_once(services().floor.ticket_in(principal(), asset, body.validation_number,
+                                                 once_key(f"ticket-in/{asset}", body.validation_number)))
 
 
 @bp.get("/<asset>/meters")

@@ -62,7 +62,7 @@ Errors
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
@@ -351,6 +351,13 @@ class GameDefinition:
         _validate(self)
         object.__setattr__(self, "_by_id", {s.id: s for s in self.symbols})
 
+    def __reduce__(self):
+        """Pickle as the constructor's arguments: the read-only variations mapping does not pickle, and
+        the derived-table memo is rebuilt where the copy is used (simulation worker processes)."""
+        args = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+        args["variations"] = dict(self.variations)
+        return (_rebuild_game, (args,))
+
     # ---- symbols
     def symbol(self, symbol_id: str) -> Symbol:
         """The symbol with this id (KeyError if unknown)."""
@@ -509,6 +516,11 @@ class GameDefinition:
             d["strips"] = {k: [list(r) for r in v.reels] for k, v in self.variations.items()}
             d["free_strips"] = {k: [list(r) for r in v.free_reels] for k, v in self.variations.items() if v.free_reels}
         return d
+
+
+def _rebuild_game(args: dict[str, Any]) -> GameDefinition:
+    """Unpickle a :class:`GameDefinition` (validated again, like any other)."""
+    return GameDefinition(**args)
 
 
 def _bet_int(fieldname: str, value: Any, allowed: tuple[int, ...]) -> int:

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from slotsys.floor.adapters.tables import Machine
+from slotsys.floor.domain.machine import Machine
+from slotsys.floor.services.ports import JackpotPort, TicketPort
 from slotsys.floor.domain import admin as R
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
@@ -128,7 +129,7 @@ def create_bank(uow, principal: Principal | None, code: object, name: object, zo
     return bank_record(b)
 
 
-def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: dict, *,
+def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: dict, *, tickets: TicketPort,
                   assignable: Callable = catalogue_assignable, load_game: Callable = _catalogue_loader) -> tuple[dict, str]:
     """Enrol a machine: (record, machine key). ``spec``: ``asset_number``, ``bank`` (its zone is the machine's;
     ``zone`` if given must be that zone), ``game``, ``variation`` ("" = the game's default), ``denomination`` and
@@ -172,10 +173,8 @@ def enrol_machine(uow, ctx: ServiceContext, principal: Principal | None, spec: d
         raise Conflict(f"floor-plan cell ({x}, {y}) was just taken", field="x")
     machine_accounts(uow, asset)
     if scheme == "sas":
-        from tito.services.setup import new_machine_secret
-
         m.validation_scheme = "sas"
-        new_machine_secret(uow, ctx, m, actor=_actor(principal), reason="enrolment")
+        tickets.new_machine_secret(uow, m, actor=_actor(principal), reason="enrolment")
     record = machine_record(m)
     audit_log.record(uow, principal, "machine.enrol", f"machine:{asset}", after=record, reason=reason)
     return record, key
@@ -220,19 +219,15 @@ def _free_cell(uow, x: int | None, y: int | None, asset: str | None) -> None:
 
 
 class FloorAdminService:
-    def __init__(self, ctx: ServiceContext, *, assignable: Callable = catalogue_assignable,
-                 load_game: Callable = _catalogue_loader, move_zone: Callable | None = None,
+    def __init__(self, ctx: ServiceContext, *, jackpots: JackpotPort, tickets: TicketPort,
+                 assignable: Callable = catalogue_assignable, load_game: Callable = _catalogue_loader,
                  announce_revoked: Callable[[str], None] | None = None) -> None:
         self.ctx = ctx
+        self.jackpots = jackpots
+        self.tickets = tickets
         self.assignable = assignable
         self.load_game = load_game
-        self.move_zone = move_zone or self._jackpot_zone_move
         self.announce_revoked = announce_revoked or (lambda message: None)
-
-    def _jackpot_zone_move(self, uow, asset: str, zone: str, actor: str) -> None:
-        from jackpot_controller.services import operator
-
-        operator.move_machine(uow, self, asset, zone, actor)
 
     # ------------------------------------------------------------ plumbing
     def _change(self, principal: Principal, roles: tuple[str, ...], action: str, subject: str,
@@ -281,7 +276,7 @@ class FloorAdminService:
         asset = spec.get("asset_number")
 
         def fn(uow):
-            record, key = enrol_machine(uow, self.ctx, principal, spec, assignable=self.assignable,
+            record, key = enrol_machine(uow, self.ctx, principal, spec, tickets=self.tickets, assignable=self.assignable,
                                         load_game=self.load_game)
             return {**record, "key": key}
 
@@ -355,9 +350,7 @@ class FloorAdminService:
             old.append(m.key_hash)
             m.key_hash = token_digest(key)
             if m.validation_scheme == "sas":
-                from tito.services.setup import new_machine_secret
-
-                new_machine_secret(uow, self.ctx, m, actor=principal.name, reason="machine key rotated")
+                self.tickets.new_machine_secret(uow, m, actor=principal.name, reason="machine key rotated")
             audit_log.record(uow, principal, "machine.rotate_key", f"machine:{asset}", before={"key": "(previous)"},
                              after={"key": "(new, shown once)"}, reason=why)
             return {"asset_number": asset, "key": key}
@@ -413,7 +406,7 @@ class FloorAdminService:
                 raise Conflict(f"machine {asset} is already in bank {bank}", field="bank")
             before = machine_record(m)
             if m.zone != zone:
-                self.move_zone(uow, asset, zone, principal.name)
+                self.jackpots.move_machine(uow, asset, zone, principal.name)
                 m = self._machine(uow, asset)
             m.bank = bank
             if "x" in body or "y" in body:
@@ -514,7 +507,7 @@ class FloorAdminService:
                 self._retirable(z.retired_at, f"zone {code}")
                 n = uow.floor_admin.active_machine_count(zone=code)
                 banks = [b.code for b in uow.floor_admin.banks(zone=code) if b.retired_at is None]
-                levels = uow.floor_admin.levels_in_zone(code)
+                levels = self.jackpots.levels_in_zone(uow, code)
                 if n or banks or levels:
                     raise Conflict(f"zone {code} still has {n} active machine(s), banks {banks or '–'}, jackpot levels "
                                    f"{levels or '–'}", field="retired")

@@ -29,12 +29,9 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Callable
 
 import structlog
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from slotsys.floor.domain import alerts as A
 from slotsys.floor.domain import machine_events as V
@@ -44,6 +41,8 @@ from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.floor.services.event_log import announce_alert, open_alert, record_event
 from slotsys.kernel.checks import require_role
+from slotsys.floor.services.ports import JackpotPort, TicketPort
+from slotsys.floor.settings import EventsSettings
 
 log = structlog.get_logger("slotsys.floor_events")
 
@@ -51,24 +50,6 @@ READ_ROLES = ("attendant", "supervisor", "operator", "auditor")
 HANDPAY_SIGN_ROLES = ("attendant", "supervisor")
 
 
-class EventsSettings(BaseSettings):
-    """``SLOTSYS_*`` settings of machine events, heartbeat, alerts and handpays."""
-
-    model_config = SettingsConfigDict(env_prefix="SLOTSYS_", extra="ignore")
-
-    machine_offline_after_s: float = Field(60.0, gt=0, description="a machine not heard this long is offline")
-    machine_heartbeat_write_s: float = Field(
-        10.0, ge=0, description="a machine's last-heard time is written at most this often per process")
-    machine_offline_sweep_s: float = Field(5.0, gt=0, description="how often the offline sweep runs")
-    drop_windows: str = Field("", description="scheduled drop windows, casino-local HH:MM-HH:MM, comma-separated")
-    handpay_two_person_won: int = Field(A.TWO_PERSON_DEFAULT_WON, ge=0,
-                                        description="handpays at or above this need a second signer")
-    timezone: str = Field("Asia/Seoul", validation_alias="SLOTSYS_TITO_TIMEZONE")
-
-
-@lru_cache
-def get_events_settings() -> EventsSettings:
-    return EventsSettings()
 
 
 def _iso(d: datetime | None) -> str | None:
@@ -111,12 +92,13 @@ def handpay_view(h, asset: str, two_person_won: int) -> dict:
 
 
 class FloorEventsService:
-    def __init__(self, ctx: ServiceContext, publish: Callable[[str, str], None] | None = None,
-                 settings: EventsSettings | None = None, jackpots=None) -> None:
+    def __init__(self, ctx: ServiceContext, *, settings: EventsSettings, jackpots: JackpotPort, tickets: TicketPort,
+                 publish: Callable[[str, str], None] | None = None) -> None:
         self.ctx = ctx
         self.publish = publish or (lambda channel, message: None)
-        self.settings = settings or get_events_settings()
-        self.jackpots = jackpots  # JackpotService: pays jackpot handpays (jackpot_controller.services.awards)
+        self.settings = settings
+        self.jackpots = jackpots  # pays jackpot handpays; lists the hits waiting for one
+        self.tickets = tickets  # the handpay receipt of cancelled credits
         self.drop_windows = V.parse_drop_windows(self.settings.drop_windows)
         self._heard: dict[str, float] = {}  # asset → monotonic time of this process's last write
         self._heard_lock = threading.Lock()
@@ -408,11 +390,11 @@ class FloorEventsService:
         machine and keeps the hit; the queue adds the sign-off); a pending row that was settled another way (the
         hit paid through ``/jackpots/hits/<id>/handpay``, the credits paid through ``/tickets/machines/<a>/handpay``
         or cashed out) is closed as ``cancelled`` with the reason in ``payout``."""
-        waiting = {hit.id: hit for hit in uow.levels.hits_with_status(("handpay",))}
+        waiting = {hit.id: hit for hit in self.jackpots.handpay_hits(uow)}
         for hit in waiting.values():
             if uow.floor_events.handpay_for_hit(hit.id) is None:
                 uow.floor_events.add_handpay(machine_id=hit.machine_id, source="jackpot", hit_id=hit.id,
-                                             amount=hit.amount_won, state="pending", created_at=hit.created_at,
+                                             amount=hit.amount, state="pending", created_at=hit.created_at,
                                              payout={})
         for h, asset in uow.floor_events.handpays(states=("pending",), limit=500):
             if h.source == "jackpot" and h.hit_id not in waiting:
@@ -483,18 +465,14 @@ class FloorEventsService:
 
     def _pay(self, uow, h, asset: str) -> dict:
         if h.source == "jackpot":
-            from jackpot_controller.services import awards
-
-            return {"jackpot": awards.pay_handpay(uow, self.jackpots, h.hit_id, h.signer1)}
-        from tito.services.tickets import issue_handpay_receipt
-
+            return {"jackpot": self.jackpots.pay_handpay(uow, h.hit_id, h.signer1)}
         m = uow.machines.get(asset, for_update=True)
         credits = uow.machines.credits(asset)
         if credits.cashable + credits.nonrestricted != h.amount:  # the signers signed for this amount
             raise Conflict(f"the machine's cashable credits are now ₩{credits.cashable + credits.nonrestricted:,}, "
                            f"not the ₩{h.amount:,} of handpay {h.id}: cancel it and queue a new one",
                            field="handpay_id")
-        return {"receipt": issue_handpay_receipt(uow, self.ctx, m, h.signer1)}
+        return {"receipt": self.tickets.handpay_receipt(uow, m, h.signer1)}
 
 
 def _link_view(link) -> dict | None:

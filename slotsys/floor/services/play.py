@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import structlog
 
-from jackpot_controller.services import spin as jackpot
-from slotsys.floor.adapters.tables import Machine
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from slotsys.floor.domain.machine import Machine
+from slotsys.floor.services.ports import Games, JackpotPort, LoyaltyPort, TicketPort
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel import credits as promo
 from slotsys.kernel.errors import InsufficientFunds, MachineLocked, ValidationFailed
 from slotsys.floor.domain.evaluator import spin as play
 from slotsys.floor.domain.game import InvalidBet
-from slotsys.players.domain.loyalty import point_earning_coin_in
 from slotsys.floor.domain.machine_reports import require_mode
-from slotsys.kernel.money import MoneyError, require_won
-from slotsys.floor.games import load_game
+from slotsys.kernel.money import MoneyError, credits_to_won, require_won
 from slotsys.kernel.checks import require_machine
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.players.services import loyalty_play
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
-from tito.services import tickets as tito
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
 
 log = structlog.get_logger("slotsys.floor")
 
@@ -53,7 +54,16 @@ def stake(bet_won: int, meters: promo.Credits, field: str = "multiplier") -> pro
     return split
 
 
-def account_game(uow, ctx: ServiceContext, m: Machine, *, meters: promo.Credits, carded: bool, option,
+@dataclass(frozen=True)
+class PlayPorts:
+    """What accounting a game needs beyond the floor: the game library, the jackpot controller, loyalty."""
+
+    games: Games
+    jackpots: JackpotPort
+    loyalty: LoyaltyPort
+
+
+def account_game(uow, ctx: ServiceContext, ports: PlayPorts, m: Machine, *, meters: promo.Credits, carded: bool, option,
                  split: promo.Stake, bet_won: int, win_won: int, outcome, od: dict, game_number: int, games: int = 1,
                  games_won: int | None = None, guard: dict | None = None, game_id: str = "", kind: str = "machine.spin") -> dict:
     """Account for one decided game (or, from meters, ``games`` games) on the locked machine ``m``, inside the
@@ -81,7 +91,7 @@ def account_game(uow, ctx: ServiceContext, m: Machine, *, meters: promo.Credits,
     # Jackpots: the wager joins the controller's ordered queue (no pool row is locked here);
     # its awards are listed when the hit is decided in this transaction (embedded SQLite),
     # otherwise the sequencer folds it within a second and pays any award as a bonus.
-    jp, jackpot_won = jackpot.on_wager(uow, ctx, m, bet_won, game_number, outcome)
+    jp, jackpot_won = ports.jackpots.on_wager(uow, m, bet_won, game_number, outcome)
     after = before - split.cashable + win_won + jackpot_won
     uow.machines.add_meters(
         m, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won, games_played=games,
@@ -91,19 +101,18 @@ def account_game(uow, ctx: ServiceContext, m: Machine, *, meters: promo.Credits,
     )
     # players: the carded session's meters (same deltas) and points (promotional coin-in earns
     # none unless SLOTSYS_LOYALTY_PROMO_EARNS_POINTS); None when uncarded
-    player = loyalty_play.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
-                                  now=ctx.clock.now(), carded=carded, games=games,
-                                  points_coin_in=point_earning_coin_in(
-                                      split.cashable, split.promotional,
-                                      promo_earns=ctx.settings.loyalty_promo_earns_points))
+    player = ports.loyalty.on_game(uow, m, option, coin_in=bet_won, coin_out=win_won, jackpot_out=jackpot_won,
+                                   now=ctx.clock.now(), carded=carded, games=games, cashable_coin_in=split.cashable,
+                                   promotional_coin_in=split.promotional,
+                                   house_edge=ports.games.house_edge(m.game_id, m.variation or None, option)
+                                   if carded else None)
     if split.promotional:
         od["stake"] = split.to_dict()  # the recall shows what the promotional credits paid
     for w in od.get("wins", []) + [w for f in od.get("free_games", []) for w in f["wins"]]:
-        w["pay_won"] = w["pay_credits"] * m.denomination
+        w["pay_won"] = credits_to_won(w["pay_credits"], m.denomination)
     if guard:
-        m.status = "locked"
-        m.lock_reason = (f"award guard: game {game_number} won {guard['win_credits']} credits "
-                         f"(₩{guard['win_won']:,}) > max award {guard['max_award_credits']} credits")[:200]
+        m.lock(f"award guard: game {game_number} won {guard['win_credits']} credits "
+               f"(₩{guard['win_won']:,}) > max award {guard['max_award_credits']} credits")
         od["award_guard"] = guard
         log.warning("award_guard_lock", machine=asset, game=game_id, game_number=game_number, **guard)
     uow.rounds.add(
@@ -114,12 +123,67 @@ def account_game(uow, ctx: ServiceContext, m: Machine, *, meters: promo.Credits,
             "credits": after, "player": player}
 
 
+class BillInResult(BaseModel):
+    machine: str
+    amount: int
+    credits: int
+    entry: int
+
+
+class SpinResult(BaseModel):
+    """One game played (the spin's answer); amounts in won, ``*_credits`` in credits."""
+
+    machine: str
+    game_number: int
+    game: str
+    denomination: int
+    bet: dict[str, Any]  # the bet option (lines / reels, multiplier, credits) and its ``won``
+    stops: list[int]
+    window: list[list[str]]
+    wins: list[dict[str, Any]]
+    free_games_awarded: int
+    choice: int | None
+    free_games: list[dict[str, Any]]
+    progressive: list[str]
+    award_guard: dict[str, Any] | None
+    total_win_credits: int
+    total_win: int
+    jackpots: list[dict[str, Any]]
+    credits_before: int
+    credits: int
+    stake: dict[str, int]
+    restricted_credits: int
+    nonrestricted_credits: int
+    promo_credits: int
+    entry: int
+    player: dict[str, Any] | None
+
+
+class CashOutResult(BaseModel):
+    """The cash-out: one ticket per credit type (``ticket`` is the first), the credits left (0)."""
+
+    model_config = {"extra": "allow"}  # TITO's ticket views as they are
+    machine: str
+    ticket: dict[str, Any]
+    tickets: list[dict[str, Any]]
+    credits: int
+    promo_credits: int
+
+
 class FloorService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    """The machine's own use cases: bill-in, spin, cash-out, ticket-in, meters, recall."""
+
+    def __init__(self, ctx: ServiceContext, *, games: Games, jackpots: JackpotPort, tickets: TicketPort,
+                 loyalty: LoyaltyPort) -> None:
         self.ctx = ctx
+        self.games = games
+        self.tickets = tickets
+        self.play_ports = PlayPorts(games=games, jackpots=jackpots, loyalty=loyalty)
 
     # ------------------------------------------------------------ bill-in
-    def bill_in(self, principal: Principal, asset: str, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:
+    def bill_in(self, principal: Principal, asset: str, amount: object, key: OnceKey) -> Once[BillInResult]:
+        """A note stacked on the machine: ``Dr machine:<a>:drop / Cr machine:<a>:credits``, meter ``bills_in``.
+        422 ``amount`` unless one note of :data:`BILL_DENOMINATIONS`; 409 for a locked machine."""
         require_machine(principal, asset)
         try:
             amount = require_won(amount, field="amount")
@@ -130,59 +194,55 @@ class FloorService:
                 f"amount must be one note of {', '.join(f'{d:,}' for d in BILL_DENOMINATIONS)} won", field="amount"
             )
 
-        def fn(uow) -> dict:
+        def fn(uow) -> BillInResult:
             m = uow.machines.get(asset, for_update=True)
             _active(m)
             e = L.EntryBuilder("machine.bill_in", f"bill in {asset}")
             e.add(debit=accounts.machine_drop(asset), credit=accounts.machine_credits(asset), amount=amount)
             entry_id = uow.ledger.post(e.build({"machine": asset}))
             uow.machines.add_meters(m.id, bills_in=amount)
-            return {"machine": asset, "amount": amount, "credits": _credits(uow, asset), "entry": entry_id}
+            return BillInResult(machine=asset, amount=amount, credits=_credits(uow, asset), entry=entry_id)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"bill-in/{asset}", amount)), fn)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=BillInResult)
 
     # ------------------------------------------------------------ spin
-    def spin(self, principal: Principal, asset: str, bet: dict, idem_key: str | None) -> tuple[int, dict, bool]:
+    def spin(self, principal: Principal, asset: str, bet: dict, key: OnceKey) -> Once[SpinResult]:
         """Play one game. ``bet``: {"lines"|"reels": int, "multiplier": int, "choice": int | None}
         (``choice``: the free-games configuration index; None → the game's default choice).
 
-        Response: game number, bet (credits and won), reel stops, the symbol window
-        ([row][reel]), each win (line or ways, symbol, count, pay in credits and won), the
-        total win, jackpot awards (decided in this transaction on SQLite; on PostgreSQL the sequencer
-        decides them within a second and pays them as bonuses: ``jackpot_controller.services.spin``),
-        credits (won) before and after, and ``player``: the carded
-        player's points after the game (``slotsys.players.services.loyalty_play.on_game``; null if uncarded).
-        Free games play inside the game: ``free_games`` lists each (stops, window, wins) and the
-        total includes them. Award guard: a total win above the game's ``max_award_credits`` is
-        credited not at all; the machine locks (status "locked", lock_reason with the raw values)
-        for attendant verification and ``award_guard`` carries the raw values.
-        Errors: 422 invalid bet (naming the field), 409 insufficient credits / locked machine, 409
-        ``outcome_source`` for a machine in machine mode (it reports its own games).
+        The result (:class:`SpinResult`): game number, bet (credits and won), reel stops, the symbol window
+        ([row][reel]), each win (line or ways, symbol, count, pay in credits and won), the total win, jackpot awards
+        (decided in this transaction on SQLite; on PostgreSQL the sequencer decides them within a second and pays
+        them as bonuses), credits (won) before and after, and ``player``: the carded player's points after the game
+        (null if uncarded). Free games play inside the game: ``free_games`` lists each (stops, window, wins) and the
+        total includes them. Award guard: a total win above the game's ``max_award_credits`` is credited not at
+        all; the machine locks (status "locked", lock_reason with the raw values) for attendant verification and
+        ``award_guard`` carries the raw values. Errors: 422 invalid bet (naming the field), 409 insufficient
+        credits / locked machine, 409 ``outcome_source`` for a machine in machine mode (it reports its own games).
 
-        Promotional credits (``slotsys.kernel.credits``, docs/promotional-credits.md): the bet is
-        staked from the restricted promo meter first, then the non-restricted one, then the
-        cashable one (``stake``: won from each); every win goes to the cashable meter. ``credits`` /
-        ``credits_before`` are the cashable meter; ``restricted_credits``, ``nonrestricted_credits``
-        and ``promo_credits`` (their sum) are after the game. Ledger: one entry, ``Dr`` each meter
-        staked / ``Cr machine:<a>:hold``, then the win ``Dr hold / Cr machine:<a>:credits``; meters
-        ``restricted_played`` / ``nonrestricted_played`` count the promotional part of coin-in.
+        Promotional credits (``slotsys.kernel.credits``, docs/promotional-credits.md): the bet is staked from the
+        restricted promo meter first, then the non-restricted one, then the cashable one (``stake``: won from
+        each); every win goes to the cashable meter. ``credits`` / ``credits_before`` are the cashable meter;
+        ``restricted_credits``, ``nonrestricted_credits`` and ``promo_credits`` (their sum) are after the game.
+        Ledger: one entry, ``Dr`` each meter staked / ``Cr machine:<a>:hold``, then the win ``Dr hold / Cr
+        machine:<a>:credits``; meters ``restricted_played`` / ``nonrestricted_played`` count the promotional part
+        of coin-in.
         """
         require_machine(principal, asset)
 
-        def fn(uow) -> dict:
+        def fn(uow) -> SpinResult:
             # the machine's row lock, then its credits and whether a player is carded in (two statements)
             m, meters, carded = uow.machines.get_for_play(asset)
             before = meters.cashable
             _active(m)
             require_mode(m.outcome_source, "server", asset)  # a machine-mode machine reports its own games
-            game = load_game(m.game_id)
+            game = self.games.load(m.game_id)
             try:
                 option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
                 choice = game.resolve_choice(bet.get("choice"))
             except InvalidBet as e:
                 raise ValidationFailed(e.message, field=e.field) from None
-            bet_won = option.credits * m.denomination
+            bet_won = credits_to_won(option.credits, m.denomination)
             if m.max_bet is not None and bet_won > m.max_bet:  # the machine's configured maximum bet (won)
                 raise ValidationFailed(f"bet ₩{bet_won:,} is above this machine's maximum bet ₩{m.max_bet:,}",
                                        field="multiplier", max_bet=m.max_bet)
@@ -190,75 +250,53 @@ class FloorService:
             outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
             # award guard: an award above the game's maximum is never credited; the machine locks
             guard = None
+            win_total_won = credits_to_won(outcome.total_win_credits, m.denomination)
             if outcome.exceeds_max_award:
                 guard = {"win_credits": outcome.total_win_credits, "max_award_credits": outcome.max_award_credits,
-                         "win_won": outcome.total_win_credits * m.denomination, "stops": list(outcome.stops)}
-            win_won = 0 if guard else outcome.total_win_credits * m.denomination
+                         "win_won": win_total_won, "stops": list(outcome.stops)}
+            win_won = 0 if guard else win_total_won
             game_number = m.game_seq + 1
             od = outcome.to_dict()
-            acc = account_game(uow, self.ctx, m, meters=meters, carded=carded, option=option, split=split,
-                               bet_won=bet_won, win_won=win_won, outcome=outcome, od=od, game_number=game_number,
-                               guard=guard, game_id=game.id)
-            jp, entry_id, after = acc["jackpots"], acc["entry"], acc["credits"]
-            carded = acc["player"]
-            return {
-                "machine": asset,
-                "game_number": game_number,
-                "game": game.id,
-                "denomination": m.denomination,
-                "bet": {**option.to_dict(), "won": bet_won},
-                "stops": od["stops"],
-                "window": od["window"],
-                "wins": od["wins"],
-                "free_games_awarded": outcome.free_games_awarded,
-                "choice": outcome.choice,
-                "free_games": od["free_games"],
-                "progressive": list(outcome.progressive),
-                "award_guard": guard,
-                "total_win_credits": outcome.total_win_credits,
-                "total_win": win_won,
-                "jackpots": jp,
-                "credits_before": before,
-                "credits": after,
-                "stake": split.to_dict(),
-                "restricted_credits": meters.restricted - split.restricted,
-                "nonrestricted_credits": meters.nonrestricted - split.nonrestricted,
-                "promo_credits": meters.promotional - split.promotional,
-                "entry": entry_id,
-                "player": carded,
-            }
+            acc = account_game(uow, self.ctx, self.play_ports, m, meters=meters, carded=carded, option=option,
+                               split=split, bet_won=bet_won, win_won=win_won, outcome=outcome, od=od,
+                               game_number=game_number, guard=guard, game_id=game.id)
+            return SpinResult(
+                machine=asset, game_number=game_number, game=game.id, denomination=m.denomination,
+                bet={**option.to_dict(), "won": bet_won}, stops=od["stops"], window=od["window"], wins=od["wins"],
+                free_games_awarded=outcome.free_games_awarded, choice=outcome.choice, free_games=od["free_games"],
+                progressive=list(outcome.progressive), award_guard=guard,
+                total_win_credits=outcome.total_win_credits, total_win=win_won, jackpots=acc["jackpots"],
+                credits_before=before, credits=acc["credits"], stake=split.to_dict(),
+                restricted_credits=meters.restricted - split.restricted,
+                nonrestricted_credits=meters.nonrestricted - split.nonrestricted,
+                promo_credits=meters.promotional - split.promotional, entry=acc["entry"], player=acc["player"],
+            )
 
         # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"spin/{asset}", bet)), fn, write_behind=True)
-        if not r.replayed:  # after the commit; nothing for a replay
-            self.ctx.metrics.game_played(r.body["bet"]["won"], r.body["total_win"])
-        return r.status, r.body, r.replayed
+        once = run_once(self.ctx, key, fn, result=SpinResult, write_behind=True)
+        if not once.replayed:  # after the commit; nothing for a replay
+            self.ctx.metrics.game_played(once.result.bet["won"], once.result.total_win)
+        return once
 
     # ------------------------------------------------------------ cash-out
-    def cash_out(self, principal: Principal, asset: str, idem_key: str | None) -> tuple[int, dict, bool]:
+    def cash_out(self, principal: Principal, asset: str, key: OnceKey) -> Once[CashOutResult]:
         """Cash out all credits: one TITO ticket per credit type (cashable, promotional).
 
-        Response ``{"machine", "ticket" (the first), "tickets", "credits", "promo_credits"}``;
-        409 if there are no credits, 409 ``handpay-required`` above the ticket limit
-        (see ``tito.services.tickets.cash_out_machine``).
-        """
+        :class:`CashOutResult`; 409 if there are no credits, 409 ``handpay-required`` above the ticket limit."""
         require_machine(principal, asset)
 
-        def fn(uow) -> dict:
+        def fn(uow) -> CashOutResult:
             m = uow.machines.get(asset, for_update=True)
             _active(m)
-            return tito.cash_out_machine(uow, self.ctx, m)
+            return CashOutResult(**self.tickets.cash_out(uow, m))
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"cash-out/{asset}", None)), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=CashOutResult)
 
     # ------------------------------------------------------------ ticket-in
-    def ticket_in(self, principal: Principal, asset: str, validation_number: object, idem_key: str | None) -> tuple[int, dict, bool]:
-        """Credit a ticket (printed by any machine) onto this machine, exactly once: the
-        single-call form of the two-phase ticket-in (``tito.services.machine_in``)."""
-        from tito.services.machine_in import MachineTicketIn
-
-        return MachineTicketIn(self.ctx).single(principal, asset, validation_number, idem_key)
+    def ticket_in(self, principal: Principal, asset: str, validation_number: object, key: OnceKey) -> Once:
+        """Credit a ticket (printed by any machine) onto this machine, exactly once: the single-call form of the
+        two-phase ticket-in (TITO's)."""
+        return self.tickets.ticket_in(principal, asset, validation_number, key)
 
     # ------------------------------------------------------------ reads
     def meters(self, principal: Principal, asset: str) -> dict:
@@ -267,7 +305,7 @@ class FloorService:
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             credits = uow.machines.credits(asset)  # the three credit meters, one statement
-            return machine_view(m, credits.cashable, bet_options=True, meters=credits)
+            return self.machine_view(m, credits.cashable, bet_options=True, meters=credits)
 
     def recall(self, principal: Principal, asset: str, limit: int = 10) -> dict:
         """The last ``limit`` (≤ 10) games with stops, window, bet, wins and jackpots (GLI-11 recall)."""
@@ -303,51 +341,49 @@ class FloorService:
             machines = uow.machines.all()
             return {
                 "zones": [{"code": z.code, "name": z.name} for z in uow.machines.zones()],
-                "machines": [machine_view(m, _credits(uow, m.asset_number)) for m in machines],
+                "machines": [self.machine_view(m, _credits(uow, m.asset_number)) for m in machines],
             }
 
-
-def machine_view(m: Machine, credits_won: int, *, bet_options: bool = False, meters: promo.Credits | None = None) -> dict:
-    """A machine as the API shows it: ``credits`` (cashable, won) and, given its ``meters``, the
-    promotional credits (``restricted_credits``, ``nonrestricted_credits``, ``promo_credits``);
-    ``meters``: coin-in split into cashable / restricted / non-restricted promotional (SAS
-    "credits played" meters), the credit limit (won; the floor default when the machine has none)."""
-    from tito.services.machine_in import credit_limit  # tito imports this module
-
-    game = load_game(m.game_id)
-    view = {
-        "asset": m.asset_number,
-        "zone": m.zone,
-        "bank": m.bank,
-        "denomination": m.denomination,
-        "game": m.game_id,
-        "game_name": game.name,
-        "game_kind": game.kind,
-        "variation": m.variation or game.default_variation,
-        "status": m.status,
-        "outcome_source": m.outcome_source,  # server: spins; machine: it reports its own games
-        "credits": credits_won,
-        "meters": {
-            "coin_in": m.coin_in,
-            "coin_out": m.coin_out,
-            "jackpot_out": m.jackpot_out,
-            "games_played": m.games_played,
-            "games_won": m.games_won,
-            "bills_in": m.bills_in,
-            "tickets_in": m.tickets_in,
-            "tickets_in_count": m.tickets_in_count,
-            "tickets_out": m.tickets_out,
-            "tickets_out_count": m.tickets_out_count,
-            "game_number": m.game_seq,
-            "cashable_coin_in": m.coin_in - (m.restricted_played or 0) - (m.nonrestricted_played or 0),
-            "restricted_coin_in": m.restricted_played or 0,
-            "nonrestricted_coin_in": m.nonrestricted_played or 0,
-        },
-        "credit_limit": credit_limit(m),
-    }
-    if meters is not None:
-        view.update(restricted_credits=meters.restricted, nonrestricted_credits=meters.nonrestricted,
-                    promo_credits=meters.promotional)
-    if bet_options:
-        view["bet_options"] = [o.to_dict() for o in game.bet_options()]
-    return view
+    def machine_view(self, m: Machine, credits_won: int, *, bet_options: bool = False,
+                     meters: promo.Credits | None = None) -> dict:
+        """A machine as the API shows it: ``credits`` (cashable, won) and, given its ``meters``, the
+        promotional credits (``restricted_credits``, ``nonrestricted_credits``, ``promo_credits``);
+        ``meters``: coin-in split into cashable / restricted / non-restricted promotional (SAS
+        "credits played" meters), the credit limit (won; the floor default when the machine has none)."""
+        game = self.games.load(m.game_id)
+        view = {
+            "asset": m.asset_number,
+            "zone": m.zone,
+            "bank": m.bank,
+            "denomination": m.denomination,
+            "game": m.game_id,
+            "game_name": game.name,
+            "game_kind": game.kind,
+            "variation": m.variation or game.default_variation,
+            "status": m.status,
+            "outcome_source": m.outcome_source,  # server: spins; machine: it reports its own games
+            "credits": credits_won,
+            "meters": {
+                "coin_in": m.coin_in,
+                "coin_out": m.coin_out,
+                "jackpot_out": m.jackpot_out,
+                "games_played": m.games_played,
+                "games_won": m.games_won,
+                "bills_in": m.bills_in,
+                "tickets_in": m.tickets_in,
+                "tickets_in_count": m.tickets_in_count,
+                "tickets_out": m.tickets_out,
+                "tickets_out_count": m.tickets_out_count,
+                "game_number": m.game_seq,
+                "cashable_coin_in": m.cashable_coin_in,
+                "restricted_coin_in": m.restricted_played or 0,
+                "nonrestricted_coin_in": m.nonrestricted_played or 0,
+            },
+            "credit_limit": self.tickets.credit_limit(m),
+        }
+        if meters is not None:
+            view.update(restricted_credits=meters.restricted, nonrestricted_credits=meters.nonrestricted,
+                        promo_credits=meters.promotional)
+        if bet_options:
+            view["bet_options"] = [o.to_dict() for o in game.bet_options()]
+        return view

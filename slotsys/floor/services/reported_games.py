@@ -24,7 +24,7 @@ from typing import Any
 
 import structlog
 
-from slotsys.floor.adapters.tables import Machine
+from slotsys.floor.domain.machine import Machine
 from slotsys.kernel.errors import DomainError, Forbidden, MachineLocked, NotFound, Unauthorized
 from slotsys.floor.domain.machine_reports import (
     GameReport,
@@ -37,10 +37,9 @@ from slotsys.floor.domain.machine_reports import (
     reconcile,
     require_mode,
 )
-from slotsys.floor.games import load_game
 from slotsys.kernel import audit_log
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.floor.services.play import account_game, stake
+from slotsys.floor.services.play import PlayPorts, account_game, stake
 from slotsys.kernel.checks import require_machine
 from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.floor.services.event_log import record_system_event
@@ -112,8 +111,9 @@ def _reconcile_into(uow, ctx: ServiceContext, m: Machine, system: dict[str, int]
 
 
 class MachineGameService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, *, play: PlayPorts) -> None:
         self.ctx = ctx
+        self.play = play
 
     # ------------------------------------------------------------ enrolment setting
     def set_outcome_source(self, principal: Principal | None, asset: str, source: Any, *, reason: str = "") -> dict:
@@ -143,7 +143,7 @@ class MachineGameService:
             m, credits, carded = uow.machines.get_for_play(asset)
             _active(m)
             require_mode(m.outcome_source, "machine", asset)
-            game = load_game(m.game_id)
+            game = self.play.games.load(m.game_id)
             checked = check_game_report(game, report, denomination=m.denomination, variation=m.variation,
                                         last_game_number=m.game_seq)
             reported = check_meters(report.meters) if report.meters is not None else None
@@ -159,7 +159,7 @@ class MachineGameService:
                 od = {"stops": None, "window": None, "wins": [], "free_games": [], "free_games_awarded": 0,
                       "choice": None, "progressive": [], "total_win_credits": checked.win_credits}
             od["decided_by"] = "machine"
-            acc = account_game(uow, self.ctx, m, meters=credits, carded=carded, option=checked.option, split=split,
+            acc = account_game(uow, self.ctx, self.play, m, meters=credits, carded=carded, option=checked.option, split=split,
                                bet_won=bet_won, win_won=win_won, outcome=checked.outcome or _NoProgressive(), od=od,
                                game_number=checked.game_number, game_id=game.id, kind="machine.game_report")
             if checked.skipped:
@@ -202,7 +202,7 @@ class MachineGameService:
             m, credits, carded = uow.machines.get_for_play(asset)
             _active(m)
             require_mode(m.outcome_source, "machine", asset)
-            game = load_game(m.game_id)
+            game = self.play.games.load(m.game_id)
             reported = check_meters(meters)
             last = uow.meter_reports.latest(m.id)
             before = system_meters(m)
@@ -214,7 +214,7 @@ class MachineGameService:
             od = {"stops": None, "window": None, "wins": [], "free_games": [], "progressive": [],
                   "total_win_credits": play.win_credits, "decided_by": "machine", "derived_from_meters": True,
                   "games": play.games, "first_game_number": m.game_seq + 1}
-            acc = account_game(uow, self.ctx, m, meters=credits, carded=carded, option=play.option, split=split,
+            acc = account_game(uow, self.ctx, self.play, m, meters=credits, carded=carded, option=play.option, split=split,
                                bet_won=bet_won, win_won=win_won, outcome=_NoProgressive(), od=od,
                                game_number=game_number, games=play.games, games_won=deltas.get("games_won"),
                                game_id=game.id, kind="machine.meters_report")

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any, Callable, Iterator
 
 import structlog
 from flask import Response
-
-from jackpot_controller.adapters.stream import subscribe
-from jackpot_controller.services.controller import CHANNEL
 from slotsys.kernel.api.problems import problem
 from slotsys.kernel.errors import DomainError
 
@@ -28,17 +26,19 @@ REVOKED_FRAME = 'event: end\ndata: {"reason": "revoked"}\n\n'
 _lock = threading.Lock()
 _open = 0
 
+# feed(heartbeat_s, max_seconds) → (the subscription, closed when the response ends; the SSE frames)
+Feed = Callable[[float, float], tuple[Any, Iterator[str]]]
+
 
 class _Stream:
     """The response body: the service's SSE generator; ``close()`` (called by the WSGI server when the
     response ends or the client goes, started or not) frees the slot and the subscription."""
 
-    def __init__(self, svc, max_seconds: float | None, recheck=None) -> None:
+    def __init__(self, svc, feed: Feed, max_seconds: float | None, recheck=None) -> None:
         s = svc.settings
         self.recheck = recheck
-        self.sub = subscribe(svc.publisher, s.redis_url, CHANNEL)
         life = s.stream_max_lifetime_s if max_seconds is None else min(max_seconds, s.stream_max_lifetime_s)
-        self.gen = svc.jackpots.stream(self.sub, heartbeat_s=s.stream_heartbeat_s, max_seconds=life)
+        self.sub, self.gen = feed(s.stream_heartbeat_s, life)
         self.closed = False
 
     def __iter__(self):
@@ -74,9 +74,10 @@ class _Stream:
             _open -= 1
 
 
-def sse_response(svc, max_seconds: float | None = None, recheck=None) -> Response:
-    """The SSE response for an authenticated caller, or the 503 refusal past this process's bound. ``recheck``:
-    a blocking callable raising a 401/403 ``DomainError`` once the caller's credential is revoked."""
+def sse_response(svc, feed: Feed, max_seconds: float | None = None, recheck=None) -> Response:
+    """The SSE response of ``feed`` for an authenticated caller, or the 503 refusal past this process's bound
+    (``svc``: the services, for their settings). ``recheck``: a blocking callable raising a 401/403
+    ``DomainError`` once the caller's credential is revoked."""
     global _open
     limit, retry = svc.settings.stream_wsgi_max, svc.settings.stream_retry_after_s
     with _lock:
@@ -90,7 +91,7 @@ def sse_response(svc, max_seconds: float | None = None, recheck=None) -> Respons
         resp.headers["Retry-After"] = str(retry)
         return resp
     try:
-        body = _Stream(svc, max_seconds, recheck)
+        body = _Stream(svc, feed, max_seconds, recheck)
     except Exception:
         with _lock:
             _open -= 1

@@ -1,6 +1,6 @@
 """jackpot controller: progressive parameters, pools, wagers queue, folds, hits lifecycle, events
 
-Hand-written (issue 4): only the jackpot controller's tables and columns.
+Hand-written: only the jackpot controller's tables and columns.
 
 Revision ID: 0002_jackpots
 Revises: 0001

@@ -1,7 +1,7 @@
 """TITO: ticket states, voids and approvals, event log, brute-force guard, drawer sessions,
 station counters; machine validation scheme (SAS secure enhanced) and handpay meters.
 
-Hand-written (issue 5): touches only the TITO tables and the TITO columns of ``machines``.
+Hand-written: touches only the TITO tables and the TITO columns of ``machines``.
 
 Revision ID: 0003_tito
 Revises: 0001

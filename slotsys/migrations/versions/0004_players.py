@@ -1,5 +1,5 @@
 """players: loyalty program, tiers, accrual rules, players, cards, sessions, points journal,
-redemptions, cashless transfers, table ratings, player tokens (issue 6)
+redemptions, cashless transfers, table ratings, player tokens
 
 Revision ID: 0004_players
 Revises: 0001

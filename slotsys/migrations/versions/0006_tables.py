@@ -1,4 +1,4 @@
-"""table games I: tables, seats, rounds, bets, roulette colour stacks (issue 7)
+"""table games I: tables, seats, rounds, bets, roulette colour stacks
 
 Revision ID: 0006_tables
 Revises: 0005_merge

@@ -1,4 +1,4 @@
-"""table games II: spectators' permissions to back a seated player's box (issue 7)
+"""table games II: spectators' permissions to back a seated player's box
 
 Revision ID: 0007_table_backers
 Revises: 0006_tables

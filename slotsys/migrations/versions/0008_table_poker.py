@@ -1,4 +1,4 @@
-"""table games II: house-banked poker hands and the Caribbean progressive (issue 8)
+"""table games II: house-banked poker hands and the Caribbean progressive
 
 Revision ID: 0008_table_poker
 Revises: 0007_table_backers

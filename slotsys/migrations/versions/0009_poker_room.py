@@ -1,4 +1,4 @@
-"""poker room: hold'em tables, seats, hands and hand histories (issue 9)
+"""poker room: hold'em tables, seats, hands and hand histories
 
 Revision ID: 0009_poker_room
 Revises: 0008_table_poker

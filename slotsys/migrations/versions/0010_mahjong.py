@@ -1,4 +1,4 @@
-"""mahjong: tables, seats and recorded hands (issue 9)
+"""mahjong: tables, seats and recorded hands
 
 Revision ID: 0010_mahjong
 Revises: 0009_poker_room

@@ -1,4 +1,4 @@
-"""screens: an index for the floor's "today" figures (issue 10)
+"""screens: an index for the floor's "today" figures
 
 Revision ID: 0011_screens
 Revises: 0010_mahjong

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from sqlalchemy import case, delete, func, select
 from sqlalchemy.orm import Session
 
-from slotsys.floor.adapters.tables import Machine
+from slotsys.players.adapters.foreign import machines as _machines
 from slotsys.players.adapters.tables import (
     AccrualRuleRow,
     CardEvent,
@@ -56,6 +56,27 @@ class PlayerRepo:
         self.s.add(obj)
         self.s.flush()
         return obj
+
+    RECORDS = {"program": LoyaltyProgram, "tier": LoyaltyTier, "rule": AccrualRuleRow, "card": PlayerCard,
+               "redemption": PointRedemption, "transfer": WalletTransfer, "rating": TableRating}
+
+    def new(self, record: str, /, **fields):
+        """Add a new ``record`` (program, tier, rule, card, redemption, transfer, rating) with ``fields`` and return
+        it (its id assigned)."""
+        return self.add(self.RECORDS[record](**fields))
+
+    def program_exists(self) -> bool:
+        return self.s.get(LoyaltyProgram, 1) is not None
+
+    def card_by_id(self, card_id: int):
+        """The card, read again from the database (the caller holds the locks that make it current)."""
+        card = self.s.get(PlayerCard, card_id)
+        self.s.refresh(card)
+        return card
+
+    def refresh(self, obj) -> None:
+        """Read ``obj`` (a card the caller just locked) again from the database."""
+        self.s.refresh(obj)
 
     # -- players and cards
     def get(self, player_id: int, *, for_update: bool = False) -> Player:
@@ -106,23 +127,25 @@ class PlayerRepo:
         return self.s.scalar(
             select(PlayerSession).where(PlayerSession.player_id == player_id, PlayerSession.status == "open"))
 
-    def sessions_of(self, player_id: int, limit: int = 50) -> list[tuple[PlayerSession, Machine]]:
+    def sessions_of(self, player_id: int, limit: int = 50) -> list[tuple[PlayerSession, object]]:
+        """The player's sessions, newest first, each with its machine (``asset_number`` and its meters now)."""
         rows = self.s.execute(
-            select(PlayerSession, Machine)
-            .join(Machine, Machine.id == PlayerSession.machine_id)
+            select(PlayerSession, *_machines.c)
+            .join(_machines, _machines.c.id == PlayerSession.machine_id)
             .where(PlayerSession.player_id == player_id)
             .order_by(PlayerSession.id.desc())
             .limit(limit)
         ).all()
-        return [(s, m) for s, m in rows]
+        return [(row[0], _MachineNow(**{k: v for k, v in row._mapping.items() if k != 'PlayerSession'})) for row in rows]
 
     # -- points
     def journal(self, player_id: int, limit: int = 100) -> list[PointsJournal]:
         return list(self.s.scalars(
             select(PointsJournal).where(PointsJournal.player_id == player_id).order_by(PointsJournal.id.desc()).limit(limit)))
 
-    def add_journal(self, row: PointsJournal) -> PointsJournal:
-        return self.add(row)
+    def add_journal(self, **fields) -> PointsJournal:
+        """A points-journal row (``player_id``, ``kind``, ``points_milli`` (signed), ``balance_after_milli`` …)."""
+        return self.add(PointsJournal(**fields))
 
     # -- redemptions
     def redemption(self, redemption_id: int, *, for_update: bool = False) -> PointRedemption | None:
@@ -158,7 +181,7 @@ class PlayerRepo:
 
     def transfers_of(self, player_id: int, limit: int = 50) -> list[tuple[WalletTransfer, str]]:
         rows = self.s.execute(
-            select(WalletTransfer, Machine.asset_number).join(Machine, Machine.id == WalletTransfer.machine_id)
+            select(WalletTransfer, _machines.c.asset_number).join(_machines, _machines.c.id == WalletTransfer.machine_id)
             .where(WalletTransfer.player_id == player_id).order_by(WalletTransfer.id.desc()).limit(limit)).all()
         return [(t, a) for t, a in rows]
 
@@ -220,11 +243,11 @@ class PlayerRepo:
             select(func.count(Player.id), func.coalesce(func.sum(Player.points_milli), 0))).one()
         session_mismatch = []
         for meter in SESSION_METERS:
-            end = case((PlayerSession.status == "open", getattr(Machine, meter)), else_=getattr(PlayerSession, f"end_{meter}"))
+            end = case((PlayerSession.status == "open", _machines.c[meter]), else_=getattr(PlayerSession, f"end_{meter}"))
             change = end - getattr(PlayerSession, f"start_{meter}")
             for sid, value, ch in self.s.execute(
                 select(PlayerSession.id, getattr(PlayerSession, meter), change)
-                .join(Machine, Machine.id == PlayerSession.machine_id)
+                .join(_machines, _machines.c.id == PlayerSession.machine_id)
                 .where(change.is_distinct_from(getattr(PlayerSession, meter)) if meter != "jackpot_out"
                        # jackpots: the games' own awards; the meter may also count awards paid outside a game
                        else (change < PlayerSession.jackpot_out) | change.is_(None)).limit(20)
@@ -252,3 +275,10 @@ class PlayerRepo:
             "session_meter_mismatches": session_mismatch[:20],
             "session_points_mismatches": session_points[:20],
         }
+
+
+class _MachineNow:
+    """A session's machine as the session views read it: its asset number and meters now."""
+
+    def __init__(self, **columns) -> None:
+        self.__dict__.update(columns)

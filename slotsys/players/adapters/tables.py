@@ -20,12 +20,17 @@ from sqlalchemy import (
     Integer,
     SmallInteger,
     String,
+    Column,
+    Table,
     UniqueConstraint,
     text,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, registry
 
 from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
+from slotsys.players.domain.player import Player, PlayerSession
+
+mapper_registry = registry(metadata=Base.metadata)
 
 _BIGID = BigInteger().with_variant(Integer, "sqlite")
 
@@ -77,20 +82,23 @@ class AccrualRuleRow(Base):
     )
 
 
-class Player(Base):
-    __tablename__ = "players"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(120))
-    tier_code: Mapped[str] = mapped_column(ForeignKey("loyalty_tiers.code"))
-    tier_points_milli: Mapped[int] = mapped_column(BigInteger, default=0)
-    points_milli: Mapped[int] = mapped_column(BigInteger, default=0)  # = sum of its points journal
-    points_held_milli: Mapped[int] = mapped_column(BigInteger, default=0)  # pending machine redemptions
-    last_activity_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
-    enrolled_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
-    __table_args__ = (
-        CheckConstraint("points_held_milli >= 0 AND points_milli >= points_held_milli", name="points_non_negative"),
-        CheckConstraint("tier_points_milli >= 0", name="tier_points"),
-    )
+# Player: a domain object (slotsys.players.domain.player.Player) mapped onto this table
+players = Table(
+    "players",
+    Base.metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(120), nullable=False),
+    Column("tier_code", String(20), ForeignKey("loyalty_tiers.code"), nullable=False),
+    Column("tier_points_milli", BigInteger, default=0, nullable=False),
+    Column("points_milli", BigInteger, default=0, nullable=False),  # = sum of its points journal
+    Column("points_held_milli", BigInteger, default=0, nullable=False),  # pending machine redemptions
+    Column("last_activity_at", TZDateTime, default=utcnow, nullable=False),
+    Column("enrolled_at", TZDateTime, default=utcnow, nullable=False),
+    CheckConstraint("points_held_milli >= 0 AND points_milli >= points_held_milli", name="points_non_negative"),
+    CheckConstraint("tier_points_milli >= 0", name="tier_points"),
+)
+
+mapper_registry.map_imperatively(Player, players)
 
 
 class PlayerCard(Base):
@@ -120,49 +128,48 @@ class CardEvent(Base):
     at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
 
 
-class PlayerSession(Base):
-    """A carded session at a machine. ``start_*`` / ``end_*`` snapshot the machine's meters at
-    card-in / card-out; the counters are accumulated game by game, so an audit can compare them
-    with the machine meters' change."""
+# PlayerSession: a domain object (slotsys.players.domain.player.PlayerSession) mapped onto this table
+player_sessions = Table(
+    "player_sessions",
+    Base.metadata,
+    Column("id", _BIGID, primary_key=True),
+    Column("player_id", Integer, ForeignKey("players.id"), index=True, nullable=False),
+    Column("card_id", Integer, ForeignKey("player_cards.id"), nullable=False),
+    Column("machine_id", Integer, ForeignKey("machines.id"), index=True, nullable=False),
+    Column("status", String(8), default="open", nullable=False),  # open | closed
+    Column("started_at", TZDateTime, nullable=False),
+    Column("ended_at", TZDateTime, nullable=True),
+    Column("last_game_at", TZDateTime, nullable=True),
+    Column("ended_by", String(80), default="", nullable=False),
+    Column("rule_scope", String(10), nullable=False),
+    Column("rule_basis", String(10), nullable=False),
+    Column("rule_won_per_point", Integer, nullable=False),
+    Column("start_coin_in", BigInteger, nullable=False),
+    Column("start_coin_out", BigInteger, nullable=False),
+    Column("start_jackpot_out", BigInteger, nullable=False),
+    Column("start_games_played", BigInteger, nullable=False),
+    Column("start_games_won", BigInteger, nullable=False),
+    Column("end_coin_in", BigInteger, nullable=True),
+    Column("end_coin_out", BigInteger, nullable=True),
+    Column("end_jackpot_out", BigInteger, nullable=True),
+    Column("end_games_played", BigInteger, nullable=True),
+    Column("end_games_won", BigInteger, nullable=True),
+    Column("coin_in", BigInteger, default=0, nullable=False),
+    Column("coin_out", BigInteger, default=0, nullable=False),
+    Column("jackpot_out", BigInteger, default=0, nullable=False),
+    Column("games_played", BigInteger, default=0, nullable=False),
+    Column("games_won", BigInteger, default=0, nullable=False),
+    Column("theo_milli", BigInteger, default=0, nullable=False),
+    Column("points_milli", BigInteger, default=0, nullable=False),
+    CheckConstraint("status IN ('open', 'closed')", name="status"),
+    # one carded player per machine, one machine per player
+    Index("uq_player_sessions_open_machine", "machine_id", unique=True,
+          postgresql_where=text("status = 'open'"), sqlite_where=text("status = 'open'")),
+    Index("uq_player_sessions_open_player", "player_id", unique=True,
+          postgresql_where=text("status = 'open'"), sqlite_where=text("status = 'open'")),
+)
 
-    __tablename__ = "player_sessions"
-    id: Mapped[int] = mapped_column(_BIGID, primary_key=True)
-    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
-    card_id: Mapped[int] = mapped_column(ForeignKey("player_cards.id"))
-    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id"), index=True)
-    status: Mapped[str] = mapped_column(String(8), default="open")  # open | closed
-    started_at: Mapped[datetime] = mapped_column(TZDateTime)
-    ended_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
-    last_game_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
-    ended_by: Mapped[str] = mapped_column(String(80), default="")
-    rule_scope: Mapped[str] = mapped_column(String(10))
-    rule_basis: Mapped[str] = mapped_column(String(10))
-    rule_won_per_point: Mapped[int] = mapped_column(Integer)
-    start_coin_in: Mapped[int] = mapped_column(BigInteger)
-    start_coin_out: Mapped[int] = mapped_column(BigInteger)
-    start_jackpot_out: Mapped[int] = mapped_column(BigInteger)
-    start_games_played: Mapped[int] = mapped_column(BigInteger)
-    start_games_won: Mapped[int] = mapped_column(BigInteger)
-    end_coin_in: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    end_coin_out: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    end_jackpot_out: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    end_games_played: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    end_games_won: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    coin_in: Mapped[int] = mapped_column(BigInteger, default=0)
-    coin_out: Mapped[int] = mapped_column(BigInteger, default=0)
-    jackpot_out: Mapped[int] = mapped_column(BigInteger, default=0)
-    games_played: Mapped[int] = mapped_column(BigInteger, default=0)
-    games_won: Mapped[int] = mapped_column(BigInteger, default=0)
-    theo_milli: Mapped[int] = mapped_column(BigInteger, default=0)
-    points_milli: Mapped[int] = mapped_column(BigInteger, default=0)
-    __table_args__ = (
-        CheckConstraint("status IN ('open', 'closed')", name="status"),
-        # one carded player per machine, one machine per player
-        Index("uq_player_sessions_open_machine", "machine_id", unique=True,
-              postgresql_where=text("status = 'open'"), sqlite_where=text("status = 'open'")),
-        Index("uq_player_sessions_open_player", "player_id", unique=True,
-              postgresql_where=text("status = 'open'"), sqlite_where=text("status = 'open'")),
-    )
+mapper_registry.map_imperatively(PlayerSession, player_sessions)
 
 
 class PointsJournal(Base):

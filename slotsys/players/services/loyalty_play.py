@@ -12,10 +12,10 @@ from fractions import Fraction
 
 import structlog
 
-from slotsys.players.adapters.tables import Player, PlayerSession, PointsJournal
-from slotsys.floor.domain.game import BetOption
+from slotsys.players.domain.player import Player, PlayerSession
 from slotsys.players.domain.loyalty import (
     MILLI_PER_POINT,
+    point_earning_coin_in,
     Accrual,
     AccrualRule,
     Tier,
@@ -23,26 +23,8 @@ from slotsys.players.domain.loyalty import (
     points_expired,
     tier_for,
 )
-from slotsys.floor.domain.parsheet import par_sheet
-from slotsys.floor.games import load_game
 
 log = structlog.get_logger("slotsys.players")
-
-# House edge (1 − RTP) per (game, variation, lines, reels): exact Fractions from the par sheet,
-# computed once per process (the RTP does not depend on the multiplier).
-_EDGES: dict[tuple[str, str, int | None, int | None], Fraction] = {}
-
-
-def house_edge(game_id: str, variation: str | None, option: BetOption) -> Fraction:
-    """1 − RTP of ``option`` on ``game_id``/``variation`` (default free-games choice), never below 0."""
-    key = (game_id, variation or "", option.lines, option.reels)
-    edge = _EDGES.get(key)
-    if edge is None:
-        sheet = par_sheet(load_game(game_id), variation or None)
-        rtp = sheet.option(lines=option.lines, reels=option.reels).rtp
-        edge = _EDGES[key] = max(Fraction(0), 1 - Fraction(rtp))
-    return edge
-
 
 def tiers(uow) -> list[Tier]:
     return [Tier(t.code, t.name, int(t.threshold_points), int(t.multiplier_permille)) for t in uow.players.tiers()]
@@ -71,9 +53,9 @@ def credit_points(uow, player: Player, acc: Accrual, *, kind: str, now: datetime
             player.tier_code = reached.code
     if acc.points_milli:
         player.points_milli += acc.points_milli
-        uow.players.add_journal(PointsJournal(
+        uow.players.add_journal(
             player_id=player.id, kind=kind, points_milli=acc.points_milli, balance_after_milli=player.points_milli,
-            session_id=session_id, rating_id=rating_id, memo=memo[:120], created_at=now))
+            session_id=session_id, rating_id=rating_id, memo=memo[:120], created_at=now)
     return acc.points_milli
 
 
@@ -85,9 +67,9 @@ def debit_points(uow, player: Player, points_milli: int, *, kind: str, now: date
     player.points_milli -= points_milli
     if kind == "redeem":
         player.last_activity_at = now
-    uow.players.add_journal(PointsJournal(
+    uow.players.add_journal(
         player_id=player.id, kind=kind, points_milli=-points_milli, balance_after_milli=player.points_milli,
-        redemption_id=redemption_id, entry_id=entry_id, memo=memo[:120], created_at=now))
+        redemption_id=redemption_id, entry_id=entry_id, memo=memo[:120], created_at=now)
 
 
 def release_stale_holds(uow, player: Player, now: datetime) -> int:
@@ -117,14 +99,14 @@ def session_meters(s: PlayerSession) -> dict:
             "games_won": s.games_won}
 
 
-def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime,
+def on_game(uow, machine, option, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime, edge: Fraction,
             carded: bool = True, points_coin_in: int | None = None, games: int = 1) -> dict | None:
     """The spin hook: called in the spin's transaction (machine row locked) with the same deltas
     the spin adds to the machine's meters. If a player is carded, adds them to the session's
     meters, accrues points under the session's rule at the player's tier multiplier (on
     ``points_coin_in`` won, default ``coin_in``: the spin passes its cashable stake, since
     promotional coin-in earns no points unless the program says so; the session's theoretical win
-    counts the whole ``coin_in``) and returns
+    counts the whole ``coin_in`` at the option's house ``edge``) and returns
     ``{"player", "session", "points_earned_milli", "points", "progress_milli", "tier"}``; None
     for uncarded play. ``carded=False`` (the caller read, under the machine's row lock, that no session
     is open) skips the lookup."""
@@ -134,7 +116,6 @@ def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jac
     if s is None:
         return None
     player = uow.players.get(s.player_id, for_update=True)
-    edge = house_edge(machine.game_id, machine.variation or None, option)
     rule = AccrualRule(s.rule_basis, s.rule_won_per_point)
     acc = accrue(rule, coin_in, edge, multiplier_of(uow, player))
     if points_coin_in is not None and points_coin_in != coin_in:  # promotional coin-in earns no points
@@ -152,3 +133,22 @@ def on_game(uow, machine, option: BetOption, *, coin_in: int, coin_out: int, jac
     return {"player": player.id, "session": s.id, "points_earned_milli": acc.points_milli,
             "points": player.points_milli // MILLI_PER_POINT, "progress_milli": player.points_milli % MILLI_PER_POINT,
             "tier": player.tier_code}
+
+
+class LoyaltyAccrual:
+    """The floor's loyalty port (``slotsys.floor.services.ports.LoyaltyPort``): a carded game's session meters and
+    points, in the game's own transaction. ``settings.loyalty_promo_earns_points``: whether promotional coin-in
+    earns points (``SLOTSYS_LOYALTY_PROMO_EARNS_POINTS``; theoretical win counts it either way)."""
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+
+    def on_game(self, uow, machine, option, *, coin_in: int, coin_out: int, jackpot_out: int, now: datetime,
+                carded: bool, games: int, cashable_coin_in: int, promotional_coin_in: int,
+                house_edge: Fraction | None) -> dict | None:
+        if not carded:
+            return None
+        return on_game(uow, machine, option, coin_in=coin_in, coin_out=coin_out, jackpot_out=jackpot_out, now=now,
+                       edge=house_edge if house_edge is not None else Fraction(0), carded=carded, games=games,
+                       points_coin_in=point_earning_coin_in(cashable_coin_in, promotional_coin_in,
+                                                            promo_earns=self.settings.loyalty_promo_earns_points))

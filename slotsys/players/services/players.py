@@ -17,17 +17,10 @@ from datetime import datetime, timedelta
 
 import structlog
 
-from slotsys.floor.adapters.tables import Machine
-from slotsys.players.adapters.tables import (
-    AccrualRuleRow,
-    LoyaltyProgram,
-    LoyaltyTier,
-    Player,
-    PlayerCard,
-    PlayerSession,
-    PointRedemption,
-    TableRating,
-)
+from slotsys.players.services.ports import CardRecord as PlayerCard
+from slotsys.players.services.ports import CashDesk, MachineView as Machine
+from slotsys.players.services.ports import ProgramSettings as LoyaltyProgram
+from slotsys.players.domain.player import Player, PlayerSession
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
@@ -66,9 +59,7 @@ from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
 from slotsys.kernel.checks import require_role
 from slotsys.players.services.wallet import WalletService, wallet_account
-from tito.adapters.repo import DrawerRepo
 from slotsys.kernel.accounts import MAIN_CAGE
-from tito.services.cage import NoOpenDrawer
 
 log = structlog.get_logger("slotsys.players")
 
@@ -122,7 +113,7 @@ def verify_pin(ctx: ServiceContext, raw_number: object, pin: object, *, actor: s
         card = uow.players.card(number, for_update=True)
         if card is None:
             raise CardNotOnFile("card number not on file", field="card_number")
-        uow.session.refresh(card)
+        uow.players.refresh(card)
         refuse_unusable(card)
         wait = pin_retry_after(card.pin_failures, card.pin_last_failure_at, now)
         if wait:
@@ -283,11 +274,11 @@ def rate_table_play(uow, player_id: int, *, table: str, area: str, game: str, av
     LP.apply_expiry(uow, player, prog.points_idle_days, now)
     rule = resolve_rule(LP.rules(uow), table=table, zone=area)
     acc = accrue(rule, handle, edge, LP.multiplier_of(uow, player))
-    r = uow.players.add(TableRating(
-        player_id=player.id, table_code=table, area=area, game=game, average_bet_won=average_bet, minutes=minutes,
+    r = uow.players.new(
+        "rating", player_id=player.id, table_code=table, area=area, game=game, average_bet_won=average_bet, minutes=minutes,
         decisions_per_hour=decisions_per_hour, house_edge_ppm=house_edge_ppm, rule_scope=rule.scope,
         rule_basis=rule.basis.value, rule_won_per_point=rule.won_per_point, handle_won=int(handle),
-        theo_milli=acc.theo_milli, points_milli=acc.points_milli, rated_by=rated_by, created_at=now))
+        theo_milli=acc.theo_milli, points_milli=acc.points_milli, rated_by=rated_by, created_at=now)
     LP.credit_points(uow, player, acc, kind="rating", now=now, rating_id=r.id, memo=f"{game} at {table}")
     return {
         "rating": r.id, "player": player.id, "table": table, "area": area, "game": game,
@@ -301,8 +292,12 @@ def rate_table_play(uow, player_id: int, *, table: str, area: str, game: str, av
 
 # ------------------------------------------------------------------ the service
 class PlayerService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    """The player club, the cage desk and the player's own reads. ``cash_desk``: the cashier's drawer (TITO's
+    cage), for cash deposits and withdrawals."""
+
+    def __init__(self, ctx: ServiceContext, cash_desk: CashDesk | None = None) -> None:
         self.ctx = ctx
+        self.cash_desk = cash_desk
 
     def _now(self) -> datetime:
         return self.ctx.clock.now()
@@ -339,8 +334,8 @@ class PlayerService:
                 break
         else:  # pragma: no cover - 10 clashes in 10**11
             raise ValidationFailed("could not draw a unique card number")
-        card = uow.players.add(PlayerCard(card_number=number, player_id=player_id, status="active", pin_hash=pin_hash,
-                                          pin_failures=0, issued_at=now))
+        card = uow.players.new("card", card_number=number, player_id=player_id, status="active", pin_hash=pin_hash,
+                                          pin_failures=0, issued_at=now)
         uow.players.card_event(card, "issued", by, now)
         return card
 
@@ -483,13 +478,9 @@ class PlayerService:
             return {"player": player_id, "wallet": wallet, "account": code, "balance": balance, "entries": rows}
 
     # -- the cage: deposits and withdrawals (through the cashier's open drawer)
-    @staticmethod
-    def _drawer(uow, principal: Principal) -> str:
+    def _drawer(self, uow, principal: Principal) -> str:
         """The ledger account of the cashier's open drawer (409 ``no-open-drawer-session``)."""
-        ds = DrawerRepo(uow.session).open_for_cashier(principal.name)
-        if ds is None:
-            raise NoOpenDrawer("open a drawer session before taking or paying cash", field="drawer")
-        return accounts.cashier_drawer(ds.drawer, ds.cage)
+        return self.cash_desk.open_drawer_account(uow, principal.name)
 
     def deposit(self, principal: Principal, player_id: int, amount: object, idem_key: str | None) -> tuple[int, dict, bool]:
         """Cash deposited at the cage into the cashable wallet (cashier with an open drawer).
@@ -527,8 +518,7 @@ class PlayerService:
 
     @staticmethod
     def _recheck_card(uow, card_id: int) -> None:
-        card = uow.session.get(PlayerCard, card_id)
-        uow.session.refresh(card)
+        card = uow.players.card_by_id(card_id)
         refuse_unusable(card)
 
     # -- redemption to the wallet (one phase: no machine to acknowledge)
@@ -556,9 +546,9 @@ class PlayerService:
             check_available(points, player.points_milli, player.points_held_milli)
             rate = prog.promo_won_per_point if kind == "promo" else prog.cash_won_per_point
             amount = redemption_value(points, rate)
-            red = uow.players.add(PointRedemption(player_id=player.id, target="wallet", kind=kind, points=points,
+            red = uow.players.new("redemption", player_id=player.id, target="wallet", kind=kind, points=points,
                                                   amount_won=amount, status="completed", requested_by=principal.id,
-                                                  created_at=now, settled_at=now))
+                                                  created_at=now, settled_at=now)
             entry = None
             if amount:
                 uow.ledger.ensure_account(accounts.comp_expense(kind), L.AccountType.EXPENSE)
@@ -636,8 +626,8 @@ class PlayerService:
         with self.ctx.uow() as uow:
             row = uow.players.rule(scope, key)
             if row is None:
-                row = uow.players.add(AccrualRuleRow(scope=scope, key=key, basis=rule.basis.value,
-                                                     won_per_point=rule.won_per_point, updated_at=self._now()))
+                row = uow.players.new("rule", scope=scope, key=key, basis=rule.basis.value,
+                                                     won_per_point=rule.won_per_point, updated_at=self._now())
             else:
                 row.basis, row.won_per_point, row.updated_at = rule.basis.value, rule.won_per_point, self._now()
             uow.commit()
@@ -655,8 +645,8 @@ class PlayerService:
         with self.ctx.uow() as uow:
             t = uow.players.tier(code)
             if t is None:
-                t = uow.players.add(LoyaltyTier(code=code, name=name, threshold_points=threshold_points,
-                                                multiplier_permille=multiplier_permille))
+                t = uow.players.new("tier", code=code, name=name, threshold_points=threshold_points,
+                                                multiplier_permille=multiplier_permille)
             else:
                 t.name, t.threshold_points, t.multiplier_permille = name, threshold_points, multiplier_permille
             uow.commit()
@@ -703,14 +693,14 @@ def seed_loyalty(uow, ctx: ServiceContext, *, demo_players: bool = True) -> list
     Returns the players' credentials. Does not commit."""
     import secrets
 
-    if uow.session.get(LoyaltyProgram, 1) is None:
-        uow.players.add(LoyaltyProgram(id=1))
+    if not uow.players.program_exists():
+        uow.players.new("program", id=1)
     for code, name, threshold, mult in DEMO_TIERS:
         if uow.players.tier(code) is None:
-            uow.players.add(LoyaltyTier(code=code, name=name, threshold_points=threshold, multiplier_permille=mult))
+            uow.players.new("tier", code=code, name=name, threshold_points=threshold, multiplier_permille=mult)
     for scope, key, basis, wpp in DEMO_RULES:
         if uow.players.rule(scope, key) is None:
-            uow.players.add(AccrualRuleRow(scope=scope, key=key, basis=basis, won_per_point=wpp))
+            uow.players.new("rule", scope=scope, key=key, basis=basis, won_per_point=wpp)
     for kind in ("promo", "cash"):
         uow.ledger.ensure_account(accounts.comp_expense(kind), L.AccountType.EXPENSE)
     creds = []

@@ -18,8 +18,9 @@ from datetime import timedelta
 
 import structlog
 
-from slotsys.floor.adapters.tables import Machine
-from slotsys.players.adapters.tables import PlayerCard, PlayerSession, PointRedemption, WalletTransfer
+from slotsys.players.services.ports import CardRecord as PlayerCard
+from slotsys.players.services.ports import MachineView as Machine
+from slotsys.players.domain.player import PlayerSession
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel.errors import Conflict, InsufficientFunds, MachineLocked, NotFound, ValidationFailed
@@ -165,7 +166,7 @@ class SessionService:
             s = uow.players.open_session_for_machine(m.id)
             if s is None:
                 raise NotCarded(f"no player card is in machine {asset}")
-            uow.session.refresh(m)
+            uow.machines.refresh(m)
             for meter in ("coin_in", "coin_out", "jackpot_out", "games_played", "games_won"):
                 setattr(s, f"end_{meter}", getattr(m, meter))
             s.status = "closed"
@@ -205,8 +206,7 @@ class SessionService:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
-            card = uow.session.get(PlayerCard, card_id)
-            uow.session.refresh(card)
+            card = uow.players.card_by_id(card_id)
             refuse_unusable(card)
             s = carded_session(uow, m, card)
             player = uow.players.get(player_id, for_update=True)
@@ -248,9 +248,9 @@ class SessionService:
                                                 field="amount", credits=have)
                     e.add(debit=meter, credit=wacc, amount=won)
             entry = uow.ledger.post(e.build({"machine": asset, "player": player.id, "session": s.id}))
-            t = uow.players.add(WalletTransfer(player_id=player.id, machine_id=m.id, session_id=s.id, direction=direction,
+            t = uow.players.new("transfer", player_id=player.id, machine_id=m.id, session_id=s.id, direction=direction,
                                                via="cash_out" if cash_out else "aft", cashable_won=cashable + nonrestricted, promo_won=promo,
-                                               gaming_day=day, entry_id=entry, created_at=now))
+                                               gaming_day=day, entry_id=entry, created_at=now)
             return {"transfer": t.id, "machine": asset, "player": player.id, "direction": direction,
                     "cashable": cashable + nonrestricted, "promo": promo, "amount": total, "entry": entry,
                     "wallet": WalletService.balances(uow, player.id), **machine_credits(uow, asset)}
@@ -297,8 +297,7 @@ class SessionService:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
-            card = uow.session.get(PlayerCard, card_id)
-            uow.session.refresh(card)
+            card = uow.players.card_by_id(card_id)
             refuse_unusable(card)
             carded_session(uow, m, card)
             player = uow.players.get(player_id, for_update=True)
@@ -306,10 +305,10 @@ class SessionService:
             LP.apply_expiry(uow, player, prog.points_idle_days, now)
             check_available(points, player.points_milli, player.points_held_milli)
             rate = prog.promo_won_per_point if kind == "promo" else prog.cash_won_per_point
-            red = uow.players.add(PointRedemption(
+            red = uow.players.new("redemption", 
                 player_id=player.id, target="machine", machine_id=m.id, kind=kind, points=points,
                 amount_won=redemption_value(points, rate), status="pending", requested_by=principal.id, created_at=now,
-                expires_at=now + timedelta(seconds=prog.redemption_hold_seconds)))
+                expires_at=now + timedelta(seconds=prog.redemption_hold_seconds))
             player.points_held_milli += points * MILLI_PER_POINT
             return {"redemption": red.id, "machine": asset, "player": player.id, "points": points, "kind": kind,
                     "amount": red.amount_won, "status": red.status, "expires_at": red.expires_at.isoformat(),

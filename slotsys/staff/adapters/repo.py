@@ -18,7 +18,8 @@ class StaffRepo:
     def by_username(self, username: str) -> StaffUser | None:
         return self.s.scalar(select(StaffUser).where(StaffUser.username == username))
 
-    def add(self, user: StaffUser) -> StaffUser:
+    def add_user(self, *, username: str, password_hash: str, role: str) -> StaffUser:
+        user = StaffUser(username=username, password_hash=password_hash, role=role)
         self.s.add(user)
         self.s.flush()
         return user

@@ -34,8 +34,6 @@ from datetime import datetime, timedelta
 
 import structlog
 
-from slotsys.staff.adapters.tables import StaffUser
-from slotsys.staff.adapters.sign_in import AddressLimiter, make_revocation_bus, namespace
 from slotsys.kernel.errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from slotsys.kernel.security import ROLES, dummy_hash, hash_password, new_token, token_digest, verify_password
 from slotsys.staff.domain.auth import (
@@ -58,7 +56,10 @@ log = structlog.get_logger("slotsys.auth")
 class AuthService:
     _CACHE_MAX = 20_000  # credentials remembered per process (a floor's machines and staff, with room)
 
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, *, addresses, bus) -> None:
+        """``addresses``: the per-address failed sign-in limiter (``retry_after(address)``, ``hit(address)``,
+        ``clear(address)``); ``bus``: the token-revocation bus between nodes (``publish(message)``,
+        ``listen(callback)``): ``slotsys.staff.adapters.sign_in`` (Redis, or in-process)."""
         self.ctx = ctx
         s = ctx.settings
         # token digest → (principal, monotonic deadline, staff token expiry or None, staff user id or None)
@@ -66,9 +67,8 @@ class AuthService:
         self.policy = LockoutPolicy(s.staff_lockout_failures, timedelta(seconds=s.staff_lockout_window_s),
                                     timedelta(seconds=s.staff_lockout_s))
         self.hash_gate = HashGate(s.staff_login_hash_slots, s.staff_login_hash_duty, s.staff_login_hash_wait_s)
-        ns = namespace(s.database_url)
-        self.addresses = AddressLimiter(s.staff_login_address_limit, s.redis_url, ns)
-        self.bus = make_revocation_bus(s.redis_url, ns)
+        self.addresses = addresses
+        self.bus = bus
         self._listening = False
 
     # ------------------------------------------------------------------ sign-in
@@ -336,10 +336,10 @@ class AuthService:
             return {"events": [{"id": e.id, "at": e.at.isoformat(), "kind": e.kind, "username": e.username,
                                 "address": e.address, "actor": e.actor, "detail": e.detail} for e in rows]}
 
-    def create_user(self, uow, username: str, password: str, role: str) -> StaffUser:
+    def create_user(self, uow, username: str, password: str, role: str):
         if role not in ROLES:
             raise ValidationFailed(f"role must be one of {', '.join(ROLES)}", field="role")
-        return uow.staff.add(StaffUser(username=username, password_hash=hash_password(password), role=role))
+        return uow.staff.add_user(username=username, password_hash=hash_password(password), role=role)
 
 
 class HashGate:

@@ -1,4 +1,5 @@
-"""The auditor's proof that the books balance, and that sub-ledgers agree with the ledger."""
+"""The auditor's proof that the books balance, and that every feature's sub-ledger agrees with the ledger: the app
+shell composes the kernel's ledger audit with the tickets, jackpot levels, players and tables checks."""
 
 from __future__ import annotations
 

@@ -1,0 +1,23 @@
+"""The slot floor's own settings (environment only, ``SLOTSYS_*``; read once by the composition root)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from slotsys.floor.domain import alerts as A
+
+
+class EventsSettings(BaseSettings):
+    """``SLOTSYS_*`` settings of machine events, heartbeat, alerts and handpays."""
+
+    model_config = SettingsConfigDict(env_prefix="SLOTSYS_", extra="ignore")
+
+    machine_offline_after_s: float = Field(60.0, gt=0, description="a machine not heard this long is offline")
+    machine_heartbeat_write_s: float = Field(
+        10.0, ge=0, description="a machine's last-heard time is written at most this often per process")
+    machine_offline_sweep_s: float = Field(5.0, gt=0, description="how often the offline sweep runs")
+    drop_windows: str = Field("", description="scheduled drop windows, casino-local HH:MM-HH:MM, comma-separated")
+    handpay_two_person_won: int = Field(A.TWO_PERSON_DEFAULT_WON, ge=0,
+                                        description="handpays at or above this need a second signer")
+    timezone: str = Field("Asia/Seoul", validation_alias="SLOTSYS_TITO_TIMEZONE")
