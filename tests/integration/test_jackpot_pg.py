@@ -254,6 +254,7 @@ import os, sys, threading, uuid
 from slotsys.app.bootstrap import build_services
 from slotsys.kernel.context import Principal
 from slotsys.kernel.settings import Settings
+from tests.helpers import spin as spin_directly
 svc = build_services(Settings(database_url=os.environ["DATABASE_URL"], redis_url=None, celery_eager=True,
                               log_level="WARNING"))  # async sequencer (PostgreSQL), tasks in-process
 assets = sys.argv[1].split(",")
