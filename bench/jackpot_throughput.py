@@ -136,7 +136,7 @@ def main() -> None:
     try:
         upgrade(url)
         svc = build_services(_settings(url))
-        creds = seed_demo(svc.ctx, svc.auth)
+        creds = seed_demo(svc)
         mass = [(m["asset"], m["game"]) for m in creds["machines"] if m["zone"] == "MASS"][: args.machines]
         if len(mass) < args.machines:
             from slotsys.app.seed import LINE_GAME, WAYS_GAME, add_machine

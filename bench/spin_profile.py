@@ -54,7 +54,7 @@ def build_app(pg: str | None, tmp: Path):
     upgrade(url)
     app = create_app(settings)
     svc = app.extensions["slotsys"]
-    creds = seed_demo(svc.ctx, svc.auth)
+    creds = seed_demo(svc)
     return app, creds, dropper
 
 

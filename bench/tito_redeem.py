@@ -63,14 +63,14 @@ def prepare(url: str, terminals: int, per_terminal: int, amount: int) -> list[di
     from slotsys.app.migrate import upgrade
     from slotsys.app.seed import seed_demo
     from slotsys.kernel.settings import Settings
-    from tito.services import tickets as T
     from tito.services.cage import open_drawer_session
     from tito.services.kiosk import fill_kiosk
 
     upgrade(url)
     settings = Settings(database_url=url, redis_url=None, celery_eager=True)
     svc = build_services(settings)
-    creds = seed_demo(svc.ctx, svc.auth)
+    tito = svc.tito
+    creds = seed_demo(svc)
     machines = [m for m in creds["machines"] if m["zone"] == "MASS"] + [m for m in creds["machines"] if m["zone"] == "VIP"]
     n_machine = min(len(machines), terminals // 3)
     n_kiosk = (terminals - n_machine) // 2
@@ -81,13 +81,13 @@ def prepare(url: str, terminals: int, per_terminal: int, amount: int) -> list[di
         for i in range(n_cage):
             name = f"bench_cashier{i}"
             svc.auth.create_user(uow, name, password, "cashier")
-            open_drawer_session(uow, svc.ctx, name, f"B{i}", per_terminal * amount)
+            open_drawer_session(uow, svc.ctx.clock.now(), name, f"B{i}", per_terminal * amount)
             out.append({"kind": "cage", "user": name})
         for i in range(n_kiosk):
             name = f"bench_kiosk{i}"
             svc.auth.create_user(uow, name, password, "kiosk")
             uow.session.flush()
-            fill_kiosk(uow, name, per_terminal * amount, "bench", svc.ctx.clock.now())
+            fill_kiosk(uow, tito.kiosk.kiosks, name, per_terminal * amount, "bench", svc.ctx.clock.now())
             out.append({"kind": "kiosk", "user": name})
         uow.commit()
     for m in machines[:n_machine]:
@@ -101,15 +101,16 @@ def prepare(url: str, terminals: int, per_terminal: int, amount: int) -> list[di
         for start in range(0, count, 500):
             n = min(500, count - start)
             with svc.uow() as uow:
-                m = uow.machines.get(asset, for_update=True)
+                m = tito.book.machines.lock(uow, asset)
                 e = L.EntryBuilder("bench.fund", "bench tickets").add(debit=accounts.machine_drop(asset),
                                                                        credit=accounts.machine_credits(asset), amount=n * amount)
                 uow.ledger.post(e.build())
                 for _ in range(n):
-                    t = T.issue_ticket(uow, svc.ctx, ticket_type="cashable", amount=amount,
-                                       debit_account=accounts.machine_credits(asset), machine=m, actor="bench")
+                    t, m = tito.book.issue(uow, ticket_type="cashable", amount=amount,
+                                           debit_accounts=[(accounts.machine_credits(asset), amount)], machine=m,
+                                           actor="bench")
                     vns.append(t.validation_number)
-                uow.machines.add_meters(m.id, tickets_out=n * amount, tickets_out_count=n)
+                tito.book.machines.add_ticket_meters(uow, m.id, tickets_out=n * amount, tickets_out_count=n)
                 uow.commit()
     random.Random(1).shuffle(vns)
     for i, term in enumerate(out):

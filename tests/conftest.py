@@ -28,7 +28,7 @@ def _make_app(settings: Settings):
     upgrade(settings.database_url)
     app = create_app(settings)
     svc = app.extensions["slotsys"]
-    creds = seed_demo(svc.ctx, svc.auth)
+    creds = seed_demo(svc)
     app.config["TESTING"] = True
     app.config["DEMO_CREDENTIALS"] = creds
     return app

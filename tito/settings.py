@@ -1,5 +1,9 @@
 """TITO settings, from the environment only (``SLOTSYS_TITO_*``; pydantic-settings).
 
+The composition root (``slotsys.app.bootstrap``) reads them once per process and passes the one
+:class:`TitoSettings` to every TITO service's constructor; the services read its fields at each use
+(so a test may change a field of the process's instance: ``services.tito.settings``).
+
 The ticket expiry itself is the floor-wide ``SLOTSYS_TICKET_EXPIRY_DAYS`` (default 30, the
 G2S default); casino name and site are ``SLOTSYS_CASINO_NAME`` / ``SLOTSYS_CASINO_SITE``.
 """
@@ -7,7 +11,6 @@ G2S default); casino name and site are ``SLOTSYS_CASINO_NAME`` / ``SLOTSYS_CASIN
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from pydantic import AliasChoices, Field
@@ -62,9 +65,3 @@ class TitoSettings(BaseSettings):
     def guard(self) -> GuardPolicy:
         return GuardPolicy(self.guard_max_failures, timedelta(seconds=self.guard_window_seconds),
                            timedelta(seconds=self.guard_lockout_seconds))
-
-
-@lru_cache
-def get_tito_settings() -> TitoSettings:
-    """The process's TITO settings (tests may assign to its fields)."""
-    return TitoSettings()

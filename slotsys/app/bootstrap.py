@@ -33,8 +33,9 @@ from slotsys.floor.services.events import FloorEventsService
 from slotsys.floor.services.games import GameLibrary
 from slotsys.floor.services.play import FloorService, PlayPorts
 from slotsys.floor.settings import EventsSettings
-from slotsys.app.wiring.floor import FloorJackpots, FloorTickets
+from slotsys.app.wiring.floor import FloorJackpots
 from slotsys.app.wiring.players import CageCashDesk
+from slotsys.app.wiring.tito import build_tito
 from slotsys.players.services.loyalty_play import LoyaltyAccrual
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.adapters.broadcast import make_publisher
@@ -61,6 +62,7 @@ from table_games.services.mahjong import MahjongService
 from table_games.services.poker_room import PokerRoomService
 from tito.adapters.uow import REPOSITORIES as TITO_REPOSITORIES
 from tito.services.container import TitoServices
+from tito.settings import TitoSettings
 
 log = structlog.get_logger("slotsys")
 
@@ -114,10 +116,6 @@ class Services:
     audit_log: AuditLogReader
     screens: ScreensService
 
-    @property
-    def cage(self):
-        return self.tito.cage
-
 
 def build_services(settings: Settings) -> Services:
     """Build every service for ``settings`` (the process's environment, read once by the caller)."""
@@ -143,10 +141,10 @@ def build_services(settings: Settings) -> Services:
     auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
                        bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = build_jackpot_services(ctx, engine=engine, publish=publisher.publish, settings=JackpotSettings())
-    tito = TitoServices.build(ctx)
+    tito = build_tito(ctx, TitoSettings())  # the environment's SLOTSYS_TITO_*, read once
     # the slot floor and its ports
     games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
-    floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), FloorTickets(ctx, tito)
+    floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), tito.desk  # TITO's desk fills the ticket port
     play = PlayPorts(games=games, jackpots=floor_jackpots,
                      loyalty=LoyaltyAccrual(settings))
     floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)

@@ -32,9 +32,9 @@ def _seed(reissue: bool) -> dict | None:
 
     settings = get_settings()
     svc = build_services(settings)
-    creds = seed_demo(svc.ctx, svc.auth)
+    creds = seed_demo(svc)
     if creds is None and (reissue or not settings.credentials_file.exists()):
-        creds = reissue_credentials(svc.ctx, svc.auth)
+        creds = reissue_credentials(svc)
     if creds is not None:
         creds["url"] = f"http://{settings.host}:{settings.port}"
         settings.credentials_file.parent.mkdir(parents=True, exist_ok=True)

@@ -8,12 +8,10 @@ import secrets
 
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.services.levels import create_level
-from slotsys.app.wiring.floor import FloorTickets
 from slotsys.floor.domain.machine import Machine
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel.security import hash_password, new_token, token_digest
-from slotsys.kernel.context import ServiceContext
 from slotsys.floor.services.admin import create_bank, create_zone, enrol_machine, machine_accounts
 from slotsys.players.services.players import reissue_demo_pins, seed_loyalty
 from slotsys.app.wiring.tables import ControllerTableLevels
@@ -21,7 +19,6 @@ from table_games.services.mahjong import seed_mahjong
 from table_games.services.poker_room import seed_poker_tables
 from table_games.services.tables import seed_tables
 from slotsys.kernel.accounts import MAIN_CAGE
-from tito.services.setup import new_machine_secret, seed_tito
 
 LINE_GAME = "dragon_pearl_50"
 WAYS_GAME = "tiger_reels_243"
@@ -69,8 +66,10 @@ def add_machine(uow, asset: str, zone: str, bank: str, denomination: int, game: 
     return key
 
 
-def seed_demo(ctx: ServiceContext, auth) -> dict | None:
-    """Seed an empty database; returns the credentials, or None if already seeded."""
+def seed_demo(services) -> dict | None:
+    """Seed an empty database through the process's ``services`` (``slotsys.app.bootstrap.Services``); returns the
+    credentials, or None if already seeded."""
+    ctx, auth, tito = services.ctx, services.auth, services.tito
     with ctx.uow() as uow:
         if uow.machines.zones():
             return None
@@ -92,7 +91,7 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             x = placed[b] = placed.get(b, -1) + 1
             _, key = enrol_machine(uow, ctx, None, {"asset_number": a, "bank": b, "zone": z, "game": g,
                                                     "denomination": d, "x": x, "y": 2 * row,
-                                                    "reason": "demo floor"}, tickets=FloorTickets(ctx, None))
+                                                    "reason": "demo floor"}, tickets=tito.desk)
             machines.append({"asset": a, "zone": z, "game": g, "denomination": d, "key": key})
         staff = []
         for username, role in DEMO_STAFF:
@@ -101,7 +100,7 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
             staff.append({"username": username, "password": password, "role": role})
         for code, name, params in DEMO_LEVELS:  # the mystery system (jackpot controller)
             create_level(uow, code=code, name=name, params=params, rng=ctx.rng)
-        seed_tito(uow, ctx, cashier="cashier", kiosks=[u for u, role in DEMO_STAFF if role == "kiosk"])
+        tito.setup.seed(uow, cashier="cashier", kiosks=[u for u, role in DEMO_STAFF if role == "kiosk"])
         players = seed_loyalty(uow, ctx)  # program, tiers, accrual rules, demo players (card + PIN)
         seed_tables(uow, ControllerTableLevels(ctx))  # one demo table per game (table_games)
         seed_poker_tables(uow)  # the demo poker room
@@ -110,11 +109,12 @@ def seed_demo(ctx: ServiceContext, auth) -> dict | None:
     return {"staff": staff, "machines": machines, "players": players}
 
 
-def reissue_credentials(ctx: ServiceContext, auth=None) -> dict:
+def reissue_credentials(services, *, announce: bool = True) -> dict:
     """New machine keys and staff passwords for the whole demo floor (the old ones stop working). With
-    ``auth`` (the process's ``AuthService``) the old keys and the staff users' tokens are announced on the
-    revocation bus after the commit, so every node (and every open stream: docs/streams.md) refuses them
-    within ~1 s instead of after its machine-key cache (``auth_cache_s``)."""
+    ``announce`` the old keys and the staff users' tokens are announced on the revocation bus after the commit, so
+    every node (and every open stream: docs/streams.md) refuses them within ~1 s instead of after its machine-key
+    cache (``auth_cache_s``)."""
+    ctx, auth = services.ctx, services.auth
     creds: dict = {"staff": [], "machines": []}
     revoked: list[str] = []
     with ctx.uow() as uow:
@@ -123,7 +123,8 @@ def reissue_credentials(ctx: ServiceContext, auth=None) -> dict:
             revoked.append(f"token:{m.key_hash}")
             m.key_hash = token_digest(key)
             if m.validation_scheme == "sas":  # re-enrolment: a new SAS validation ID and sequence (CSPRNG)
-                new_machine_secret(uow, ctx, m, actor="system:reissue", reason="re-enrolment: new machine key")
+                services.tito.desk.new_machine_secret(uow, m, actor="system:reissue",
+                                                      reason="re-enrolment: new machine key")
             creds["machines"].append({"asset": m.asset_number, "zone": m.zone, "game": m.game_id,
                                       "denomination": m.denomination, "key": key})
         for username, role in DEMO_STAFF:
@@ -137,7 +138,7 @@ def reissue_credentials(ctx: ServiceContext, auth=None) -> dict:
             creds["staff"].append({"username": username, "password": password, "role": role})
         creds["players"] = reissue_demo_pins(uow)
         uow.commit()
-    if auth is not None:
+    if announce:
         for message in revoked:
             auth.announce_revoked(message)
     return creds

@@ -191,18 +191,14 @@ def test_offline_sweep_and_comms_restored(api):
 def test_cancelled_credit_handpay_two_person_sign_off(api, monkeypatch):
     svc = api.app.extensions["slotsys"].events
     svc.settings = svc.settings.model_copy(update={"handpay_two_person_won": 100_000})
-    from tito.settings import get_tito_settings
-
-    monkeypatch.setenv("SLOTSYS_TITO_TICKET_LIMIT_WON", "50000")
-    get_tito_settings.cache_clear()
+    monkeypatch.setattr(api.app.extensions["slotsys"].tito.settings, "ticket_limit_won", 50_000)
     try:
         for _ in range(3):
             api.as_machine("M010", "POST", "/api/v1/machines/M010/bill-in", {"amount": 50_000})
         r = api.as_machine("M010", "POST", "/api/v1/machines/M010/cash-out")
         assert r.status_code == 409 and r.json["type"].endswith("handpay-required"), r.json
     finally:
-        monkeypatch.undo()  # the ticket limit back to its setting, and no cached copy of the test's limit left
-        get_tito_settings.cache_clear()
+        monkeypatch.undo()  # the ticket limit back to its setting
     q = api.as_staff("attendant", "GET", "/api/v1/handpays?state=pending", key=None).json
     hp = next(h for h in q["handpays"] if h["machine"] == "M010")
     assert hp["amount"] == 150_000 and hp["signers_needed"] == 2 and hp["source"] == "cancelled_credit"

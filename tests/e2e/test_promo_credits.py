@@ -9,7 +9,6 @@ import pytest
 
 from slotsys.kernel import accounts
 from slotsys.kernel.errors import NotFound
-from tito.settings import get_tito_settings
 
 PROMO = "/api/v1/tickets/promotional"
 
@@ -22,6 +21,11 @@ def problem(r, status, kind, field=None):
     if field is not None:
         assert r.json["field"] == field, r.json
     return r.json
+
+
+def tito_settings(app):
+    """The process's TITO settings (the one instance every TITO service reads)."""
+    return app.extensions["slotsys"].tito.settings
 
 
 def promo_ticket(api, amount, credit_type="restricted", role="supervisor") -> dict:
@@ -234,7 +238,7 @@ def test_promotional_coin_in_earns_points_only_if_the_program_says_so(api, app, 
 # ------------------------------------------------------------------ limits
 def test_a_promotional_ticket_above_the_maximum_is_refused_naming_amount_and_prints_nothing(api, app):
     before, audit0 = rows(app), api.audit()
-    for amount in (1_000_000_000_000, get_tito_settings().promo_max_won + 1):
+    for amount in (1_000_000_000_000, tito_settings(app).promo_max_won + 1):
         problem(api.as_staff("supervisor", "POST", PROMO, {"amount": amount}), 422, "promo-above-maximum", "amount")
     assert rows(app) == before and api.audit()["sum_of_balances"] == audit0["sum_of_balances"] == 0
     assert balance(app, "tito:promo_expense") == 0
@@ -339,7 +343,7 @@ def test_splitting_below_the_threshold_does_not_evade_dual_control(api, app):
 
 
 def test_the_rolling_window_forgets_old_issues(api, app):
-    ts = get_tito_settings()
+    ts = tito_settings(app)
     old = ts.promo_window_hours
     ts.promo_window_hours = 1.5 / 3600  # 1.5 s
     try:
@@ -354,7 +358,7 @@ def test_the_rolling_window_forgets_old_issues(api, app):
 
 
 def test_above_the_floor_cap_every_issue_waits_whoever_prints(api, app, monkeypatch):
-    monkeypatch.setattr(get_tito_settings(), "promo_floor_cap_won", 1_500_000)
+    monkeypatch.setattr(tito_settings(app), "promo_floor_cap_won", 1_500_000)
     assert issue(api, 900_000).status_code == 201
     assert issue(api, 500_000, role="admin").status_code == 201
     r = issue(api, 200_000, role="admin")
@@ -418,7 +422,7 @@ def test_a_machine_refuses_a_ticket_above_its_credit_limit_and_nothing_changes(a
     assert ticket_in(api, "M015", t["validation_number"]).status_code == 200
 
     # the floor default applies to a machine without its own limit
-    monkey = get_tito_settings()
+    monkey = tito_settings(app)
     old = monkey.machine_credit_limit_won
     monkey.machine_credit_limit_won = 4_000
     try:

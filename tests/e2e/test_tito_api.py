@@ -203,7 +203,7 @@ def test_re_enrolment_draws_a_new_validation_id(api, app):
     from slotsys.app.seed import reissue_credentials
 
     before = secret(api, "V003")
-    creds = reissue_credentials(app.extensions["slotsys"].ctx)
+    creds = reissue_credentials(app.extensions["slotsys"], announce=False)
     key = next(m["key"] for m in creds["machines"] if m["asset"] == "V003")
     v = api.as_machine("V003", "GET", "/api/v1/machines/V003/validation", key=None, token=key).json
     assert v["sas_generation"] == before[2] + 1 and (v["sas_validation_id"], v["sas_next_sequence"]) != before[:2]
@@ -335,9 +335,7 @@ def test_machines_refuse_handpay_receipts_and_locked_machines_refuse_tickets(api
 
 # ---------------------------------------------------------- handpay receipts
 def test_above_the_ticket_limit_an_attendant_pays_a_handpay_receipt(api, monkeypatch):
-    from tito.settings import get_tito_settings
-
-    monkeypatch.setattr(get_tito_settings(), "ticket_limit_won", 100_000)
+    monkeypatch.setattr(api.app.extensions["slotsys"].tito.settings, "ticket_limit_won", 100_000)
     bill_in(api, "V002", 150_000)
     p = problem(api.as_machine("V002", "POST", "/api/v1/machines/V002/cash-out"), 409, "handpay-required")
     assert p["amount"] == 150_000 and p["ticket_limit"] == 100_000
@@ -494,9 +492,7 @@ def test_void_with_reason_and_breakage(api, app):
 
 
 def test_brute_force_guard_throttles_and_logs_a_terminal(api, monkeypatch):
-    from tito.settings import get_tito_settings
-
-    monkeypatch.setattr(get_tito_settings(), "guard_max_failures", 4)
+    monkeypatch.setattr(api.app.extensions["slotsys"].tito.settings, "guard_max_failures", 4)
     real = ticket(api, "M006", 1_000)["validation_number"]
     gen = SystemValidation()
     codes = []
@@ -605,10 +601,8 @@ def test_a_cancelled_credit_handpay_from_the_two_person_threshold_needs_the_queu
     """The single-signer ``/machines/<asset>/handpay`` refuses credits at or above
     ``SLOTSYS_HANDPAY_TWO_PERSON_WON`` (409 ``two-signatures-required``, nothing moved); the refused cash-out's
     handpay is paid in the queue by the attendant and a different supervisor, with a handpay receipt."""
-    from tito.settings import get_tito_settings
-
-    monkeypatch.setattr(get_tito_settings(), "ticket_limit_won", 100_000)
-    monkeypatch.setattr(get_tito_settings(), "handpay_two_person_won", 120_000)
+    monkeypatch.setattr(app.extensions["slotsys"].tito.settings, "ticket_limit_won", 100_000)
+    monkeypatch.setattr(app.extensions["slotsys"].tito.settings, "handpay_two_person_won", 120_000)
     monkeypatch.setattr(app.extensions["slotsys"].events.settings, "handpay_two_person_won", 120_000)
     bill_in(api, "V002", 150_000)
     problem(api.as_machine("V002", "POST", "/api/v1/machines/V002/cash-out"), 409, "handpay-required")

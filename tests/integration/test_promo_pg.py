@@ -131,10 +131,8 @@ def test_concurrent_issues_by_one_supervisor_cannot_race_past_the_cumulative_thr
     """24 concurrent ₩100,000 restricted tickets by one supervisor, threshold ₩1,000,000: the issues
     serialise on the promotional advisory lock, so exactly ten print (₩1,000,000) and the other 14 wait
     for a second supervisor; without the lock several would read the same total and print past it."""
-    from tito.settings import get_tito_settings
-
     api = pg_api
-    assert get_tito_settings().promo_dual_control_won == 1_000_000
+    assert pg_app.extensions["slotsys"].tito.settings.promo_dual_control_won == 1_000_000
     token = api.staff_token("supervisor")
 
     def issue(_):

@@ -90,8 +90,6 @@ def test_1000_concurrent_presentations_across_every_channel_pay_once(pg_app, pg_
 
 
 def test_reject_and_lost_commit_leave_the_ticket_redeemable(pg_app, pg_api, celery_worker_running, monkeypatch):
-    from tito.settings import get_tito_settings
-
     api = pg_api
     svc = pg_app.extensions["slotsys"]
     api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 10_000})
@@ -105,7 +103,7 @@ def test_reject_and_lost_commit_leave_the_ticket_redeemable(pg_app, pg_api, cele
     assert r.status_code == 200 and r.json["status"] == "issued"
 
     # 2. lost commit: M003 authorises and goes silent; after the hold the worker releases it
-    monkeypatch.setattr(get_tito_settings(), "hold_seconds", 1.0)
+    monkeypatch.setattr(pg_app.extensions["slotsys"].tito.settings, "hold_seconds", 1.0)
     auth = api.as_machine("M003", "POST", "/api/v1/machines/M003/ticket-in/authorize", {"validation_number": vn})
     assert auth.status_code == 200
     r = api.as_staff("kiosk", "POST", "/api/v1/kiosk/redeem", {"validation_number": vn})

@@ -1,4 +1,5 @@
-"""TITO persistence.
+"""TITO persistence: the repositories of :mod:`tito.services.ports` over TITO's tables (SQLAlchemy Core on the
+redemption path: rows become the frozen domain objects, no ORM identity map).
 
 Every state change of a ticket is one conditional UPDATE (``WHERE id = ? AND status = ?``)
 on a row the caller has locked ``FOR UPDATE`` in the same transaction, so on PostgreSQL
@@ -8,15 +9,46 @@ concurrent presentations of one ticket serialise on its row and exactly one wins
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select, text, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from slotsys.floor.adapters.tables import Machine
 from slotsys.kernel.adapters.write_behind import execute_or_defer
-from tito.adapters.tables import DrawerSession, PromoTicketRequest, TerminalGuard, Ticket, TicketEvent, TitoCounter
-from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING, PROMO_TYPES, REDEEMED
+from tito.adapters.tables import DrawerSession as DrawerRow
+from tito.adapters.tables import PromoTicketRequest, TerminalGuard, TicketEvent, TitoCounter
+from tito.adapters.tables import Ticket as TicketRow
+from tito.domain.cage import CLOSED, OPEN, DrawerSession
+from tito.domain.guard import GuardState
+from tito.domain.promo import PromoRequest
+from tito.domain.tickets import (
+    EXPIRED,
+    ISSUED,
+    OUTSTANDING_STATES,
+    PENDING,
+    PROMO_TYPES,
+    REDEEMED,
+    VOIDED,
+    NewTicket,
+    Ticket,
+    TicketEventRecord,
+)
+
+_T = TicketRow.__table__
+_TICKET_COLUMNS = tuple(_T.c)
+# the presentation path's statements, built once (their compiled form is cached) and run on the connection:
+# Core rows, no ORM loading
+_TICKET_BY_NUMBER = select(*_TICKET_COLUMNS).where(_T.c.validation_number == bindparam("vn"))
+_TICKET_BY_NUMBER_LOCKED = _TICKET_BY_NUMBER.with_for_update()
+_G = TerminalGuard.__table__
+_TICKET_FOR_PRESENTATION = (
+    select(*_TICKET_COLUMNS, select(_G.c.blocked_until).where(_G.c.terminal == bindparam("terminal"))
+           .scalar_subquery().label("guard_blocked_until"))
+    .where(_T.c.validation_number == bindparam("vn")).with_for_update(of=_T))
+_NEW_EVENT = insert(TicketEvent.__table__).inline()  # built once; no implicit RETURNING (write-behind)
+_D = DrawerRow.__table__
+_P = PromoTicketRequest.__table__
 
 
 def _insert(session: Session, table):
@@ -24,27 +56,30 @@ def _insert(session: Session, table):
     return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
 
 
-_NEW_EVENT = insert(TicketEvent.__table__).inline()  # built once; no implicit RETURNING (write-behind)
+def _ticket(row) -> Ticket:
+    return Ticket(**row._mapping)
 
 
 class TicketRepo:
+    """:class:`tito.services.ports.TicketRepository` (and the ledger audit's ``outstanding_total``,
+    ``counts``, ``integrity_issues``)."""
+
     def __init__(self, session: Session) -> None:
         self.s = session
 
     # ------------------------------------------------------------------ tickets
-    def add(self, ticket: Ticket) -> Ticket:
-        self.s.add(ticket)
-        self.s.flush()
-        return ticket
+    def add(self, ticket: NewTicket) -> Ticket:
+        values = dict(ticket.__dict__, status=ISSUED)
+        tid = self.s.execute(insert(_T).values(**values).returning(_T.c.id)).scalar_one()
+        return Ticket(id=int(tid), **values)
 
     def exists(self, validation_number: str) -> bool:
-        return self.s.scalar(select(Ticket.id).where(Ticket.validation_number == validation_number)) is not None
+        return self.s.scalar(select(_T.c.id).where(_T.c.validation_number == validation_number)) is not None
 
     def get(self, validation_number: str, *, for_update: bool = False) -> Ticket | None:
-        stmt = select(Ticket).where(Ticket.validation_number == validation_number)
-        if for_update:  # and reload: the identity map must not hide a change committed while we waited
-            stmt = stmt.with_for_update().execution_options(populate_existing=True)
-        return self.s.scalar(stmt)
+        stmt = _TICKET_BY_NUMBER_LOCKED if for_update else _TICKET_BY_NUMBER
+        row = self.s.connection().execute(stmt, {"vn": validation_number}).first()
+        return _ticket(row) if row is not None else None
 
     def get_for_presentation(self, validation_number: str, terminal: str) -> tuple[Ticket | None, datetime | None]:
         """The ticket locked ``FOR UPDATE`` and the presenting terminal's guard lock-out, in one round trip.
@@ -52,71 +87,82 @@ class TicketRepo:
         Returns ``(ticket or None, blocked_until or None)``; when the ticket is not on file
         the lock-out is not read (the caller's failure path reads it).
         """
-        blocked = (select(TerminalGuard.blocked_until).where(TerminalGuard.terminal == terminal)
-                   .scalar_subquery().label("blocked_until"))
-        row = self.s.execute(
-            select(Ticket, blocked).where(Ticket.validation_number == validation_number)
-            .with_for_update(of=Ticket).execution_options(populate_existing=True)
-        ).first()
-        return (row[0], row[1]) if row is not None else (None, None)
+        row = self.s.connection().execute(_TICKET_FOR_PRESENTATION, {"vn": validation_number, "terminal": terminal}).first()
+        if row is None:
+            return None, None
+        values = dict(row._mapping)
+        until = values.pop("guard_blocked_until")
+        return Ticket(**values), until
 
-    def transition(self, ticket_id: int, from_status: str, **values) -> bool:
+    def _transition(self, ticket_id: int, from_status: str, **values: Any) -> bool:
         """``from_status`` → ``values`` (which include the new ``status``); False if the status moved."""
-        t = Ticket.__table__  # Core: no ORM persistence layer on the redemption path
-        res = self.s.connection().execute(update(t).where(t.c.id == ticket_id, t.c.status == from_status).values(**values))
+        res = self.s.connection().execute(
+            update(_T).where(_T.c.id == ticket_id, _T.c.status == from_status).values(**values))
         return res.rowcount == 1
+
+    def hold(self, ticket_id: int, from_status: str, *, location: str, transaction_id: str, since: datetime,
+             until: datetime) -> bool:
+        return self._transition(ticket_id, from_status, status=PENDING, pending_location=location,
+                                pending_txn=transaction_id, pending_since=since, pending_until=until)
+
+    def release_hold(self, ticket_id: int) -> bool:
+        return self._transition(ticket_id, PENDING, status=ISSUED, pending_location=None, pending_txn=None,
+                                pending_until=None, pending_since=None)
 
     def mark_redeemed(
         self, ticket_id: int, *, from_status: str, at: datetime, channel: str, location: str, by: str,
         entry_id: int, session_id: int | None = None,
     ) -> bool:
         """``from_status`` (issued, pending or expired) → redeemed, clearing any hold."""
-        return self.transition(
+        return self._transition(
             ticket_id, from_status, status=REDEEMED, redeemed_at=at, redeemed_channel=channel, redeemed_location=location,
             redeemed_by=by, redeem_entry_id=entry_id, redeemed_session_id=session_id, pending_location=None,
             pending_txn=None, pending_until=None,
         )
 
+    def void(self, ticket_id: int, from_status: str, *, at: datetime, by: str, reason: str, entry_id: int) -> bool:
+        return self._transition(ticket_id, from_status, status=VOIDED, voided_at=at, voided_by=by, void_reason=reason,
+                                void_entry_id=entry_id, pending_location=None, pending_txn=None, pending_until=None)
+
+    def approve_expired(self, ticket_id: int, *, by: str, at: datetime, reason: str) -> None:
+        self.s.connection().execute(update(_T).where(_T.c.id == ticket_id).values(
+            expiry_override_by=by, expiry_override_at=at, expiry_override_reason=reason))
+
     def release_expired_holds(self, now: datetime) -> list[tuple[int, str, str | None]]:
         """Pending tickets whose hold has passed → issued. Returns (id, number, location) of each."""
         rows = self.s.execute(
-            select(Ticket.id, Ticket.validation_number, Ticket.pending_location)
-            .where(Ticket.status == PENDING, Ticket.pending_until <= now).with_for_update(skip_locked=True)
+            select(_T.c.id, _T.c.validation_number, _T.c.pending_location)
+            .where(_T.c.status == PENDING, _T.c.pending_until <= now).with_for_update(skip_locked=True)
         ).all()
-        released = []
-        for tid, vn, loc in rows:
-            if self.transition(tid, PENDING, status=ISSUED, pending_location=None, pending_txn=None, pending_until=None,
-                               pending_since=None):
-                released.append((tid, vn, loc))
-        return released
+        return [(tid, vn, loc) for tid, vn, loc in rows if self.release_hold(tid)]
 
     def expire_due(self, now: datetime) -> int:
         """Issued tickets (or pending ones whose hold has passed) past their expiry → expired."""
         res = self.s.execute(
-            update(Ticket)
-            .where(Ticket.expires_at <= now,
-                   or_(Ticket.status == ISSUED, and_(Ticket.status == PENDING, Ticket.pending_until <= now)))
+            update(_T)
+            .where(_T.c.expires_at <= now,
+                   or_(_T.c.status == ISSUED, and_(_T.c.status == PENDING, _T.c.pending_until <= now)))
             .values(status=EXPIRED, pending_location=None, pending_txn=None, pending_until=None, pending_since=None)
         )
         return res.rowcount
 
+    # ------------------------------------------------------------------- audit
     def outstanding_total(self) -> int:
-        return int(
-            self.s.scalar(select(func.coalesce(func.sum(Ticket.amount), 0)).where(Ticket.status.in_(OUTSTANDING_STATES)))
-        )
+        return int(self.s.scalar(select(func.coalesce(func.sum(_T.c.amount), 0))
+                                 .where(_T.c.status.in_(OUTSTANDING_STATES))))
 
     def counts(self) -> dict[str, int]:
-        rows = self.s.execute(select(Ticket.status, func.count()).group_by(Ticket.status)).all()
+        rows = self.s.execute(select(_T.c.status, func.count()).group_by(_T.c.status)).all()
         return {status: int(n) for status, n in rows}
 
     def integrity_issues(self) -> list[dict]:
         """Tickets whose record contradicts its state (for the audit): a redeemed ticket with no
         redemption entry, a voided one with no void entry, a pending one with no hold."""
         bad = self.s.execute(
-            select(Ticket.validation_number, Ticket.status).where(
-                or_(and_(Ticket.status == REDEEMED, Ticket.redeem_entry_id.is_(None)),
-                    and_(Ticket.status == "voided", Ticket.void_entry_id.is_(None)),
-                    and_(Ticket.status == PENDING, Ticket.pending_until.is_(None)))
+            select(_T.c.validation_number, _T.c.status).where(
+                or_(and_(_T.c.status == REDEEMED, _T.c.redeem_entry_id.is_(None)),
+                    and_(_T.c.status == VOIDED, _T.c.void_entry_id.is_(None)),
+                    and_(_T.c.status == PENDING, _T.c.pending_until.is_(None)))
             ).limit(20)
         ).all()
         return [{"validation_number": vn, "status": st} for vn, st in bad]
@@ -124,29 +170,32 @@ class TicketRepo:
     # ------------------------------------------------------------------- events
     def log(self, kind: str, *, actor: str, at: datetime, ticket_id: int | None = None,
             validation_number: str | None = None, channel: str | None = None, location: str | None = None,
-            **detail) -> None:
+            **detail: Any) -> None:
         """Append one event (a plain INSERT, in the caller's transaction; with the commit when the
         unit of work batches its writes)."""
         execute_or_defer(self.s, _NEW_EVENT, {
             "ticket_id": ticket_id, "validation_number": validation_number, "kind": kind, "channel": channel,
             "location": location, "actor": actor[:80], "at": at, "detail": detail})
 
-    def events(self, ticket_id: int) -> list[TicketEvent]:
-        return list(self.s.scalars(select(TicketEvent).where(TicketEvent.ticket_id == ticket_id).order_by(TicketEvent.id)))
-
-    def events_of_kind(self, kinds: tuple[str, ...], since: datetime, until: datetime, limit: int = 1000) -> list[TicketEvent]:
-        return list(self.s.scalars(
-            select(TicketEvent).where(TicketEvent.kind.in_(kinds), TicketEvent.at >= since, TicketEvent.at < until)
-            .order_by(TicketEvent.id).limit(limit)
-        ))
+    def events(self, ticket_id: int) -> list[TicketEventRecord]:
+        e = TicketEvent.__table__
+        rows = self.s.execute(select(e.c.kind, e.c.at, e.c.actor, e.c.channel, e.c.location, e.c.validation_number,
+                                     e.c.ticket_id, e.c.detail).where(e.c.ticket_id == ticket_id).order_by(e.c.id))
+        return [TicketEventRecord(**r._mapping) for r in rows]
 
     # --------------------------------------------------------------------- guard
-    def guard(self, terminal: str, *, for_update: bool = False) -> TerminalGuard | None:
-        if for_update:
-            self.s.execute(_insert(self.s, TerminalGuard).values(terminal=terminal, failures=0)
-                           .on_conflict_do_nothing(index_elements=["terminal"]))
-            return self.s.scalar(select(TerminalGuard).where(TerminalGuard.terminal == terminal).with_for_update())
-        return self.s.get(TerminalGuard, terminal)
+    def guard_state(self, terminal: str) -> GuardState:
+        self.s.execute(_insert(self.s, TerminalGuard).values(terminal=terminal, failures=0)
+                       .on_conflict_do_nothing(index_elements=["terminal"]))
+        g = TerminalGuard.__table__
+        row = self.s.execute(select(g.c.window_start, g.c.failures, g.c.blocked_until)
+                             .where(g.c.terminal == terminal).with_for_update()).one()
+        return GuardState(row.window_start, int(row.failures or 0), row.blocked_until)
+
+    def save_guard_state(self, terminal: str, state: GuardState) -> None:
+        g = TerminalGuard.__table__
+        self.s.execute(update(g).where(g.c.terminal == terminal).values(
+            window_start=state.window_start, failures=state.failures, blocked_until=state.blocked_until))
 
     def blocked_until(self, terminal: str) -> datetime | None:
         return self.s.scalar(select(TerminalGuard.blocked_until).where(TerminalGuard.terminal == terminal))
@@ -161,93 +210,115 @@ class TicketRepo:
             .returning(TitoCounter.value)
         ).scalar_one())
 
-    def machine_with_validation_id(self, validation_id: int, *, besides: int) -> str | None:
-        """Asset number of another machine using this SAS validation ID, if any."""
-        return self.s.scalar(select(Machine.asset_number).where(
-            Machine.sas_validation_id == validation_id, Machine.id != besides))
+    # ------------------------------------------------------------ what was paid / printed
+    def paid_in_session(self, session_id: int) -> tuple[int, int]:
+        n, s = self.s.execute(
+            select(func.count(), func.coalesce(func.sum(_T.c.amount), 0)).where(_T.c.redeemed_session_id == session_id)
+        ).one()
+        return int(n), int(s)
 
-    # ------------------------------------------------------------------- reports
-    def sas_tickets_between(self, since: datetime, until: datetime):
-        """(machine asset, validation number, ID generation, SAS sequence) of the SAS tickets issued
-        in [since, until), per machine in arrival order (ticket id)."""
-        return self.s.execute(
-            select(Ticket.issued_by, Ticket.validation_number, Ticket.sas_generation, Ticket.sas_sequence)
-            .where(Ticket.scheme == "sas", Ticket.sas_sequence.is_not(None), Ticket.issued_at >= since,
-                   Ticket.issued_at < until)
-            .order_by(Ticket.issued_by, Ticket.id)
-        ).all()
-
-    def issued_between(self, since: datetime, until: datetime):
-        return self.s.execute(
-            select(Ticket.issued_at, Ticket.issued_by, Ticket.type, Ticket.amount)
-            .where(Ticket.issued_at >= since, Ticket.issued_at < until)
-        ).all()
-
-    def redeemed_between(self, since: datetime, until: datetime):
-        return self.s.execute(
-            select(Ticket.redeemed_at, Ticket.redeemed_channel, Ticket.redeemed_location, Ticket.type, Ticket.amount)
-            .where(Ticket.status == REDEEMED, Ticket.redeemed_at >= since, Ticket.redeemed_at < until)
-        ).all()
-
-    def list_where(self, *conditions, limit: int = 10_000) -> list[Ticket]:
-        return list(self.s.scalars(
-            select(Ticket).where(*conditions).order_by(Ticket.issued_at, Ticket.issued_by, Ticket.sequence).limit(limit)
-        ))
-
-    def machine_ticket_totals(self) -> dict[int, dict[str, int]]:
-        """Per issuing/accepting machine id: tickets printed (cashable + promotional) and accepted."""
-        out: dict[int, dict[str, int]] = {}
-        issued = self.s.execute(
-            select(Ticket.issued_machine_id, func.count(), func.coalesce(func.sum(Ticket.amount), 0))
-            .where(Ticket.issued_machine_id.is_not(None), Ticket.type.in_(("cashable", "promotional")))
-            .group_by(Ticket.issued_machine_id)
-        ).all()
-        for mid, n, s in issued:
-            out.setdefault(mid, {})["issued"] = (int(n), int(s))
-        accepted = self.s.execute(
-            select(Machine.id, func.count(), func.coalesce(func.sum(Ticket.amount), 0))
-            .join(Machine, Machine.asset_number == Ticket.redeemed_location)
-            .where(Ticket.status == REDEEMED, Ticket.redeemed_channel == "machine")
-            .group_by(Machine.id)
-        ).all()
-        for mid, n, s in accepted:
-            out.setdefault(mid, {})["accepted"] = (int(n), int(s))
-        return out
+    def promotional_printed_since(self, since: datetime) -> list[tuple[str, int]]:
+        """A machine's cash-out ticket of restricted credits is not an issue and is not listed."""
+        e = TicketEvent.__table__
+        return [(who, int(won)) for who, won in self.s.execute(
+            select(e.c.actor, _T.c.amount).join(_T, _T.c.id == e.c.ticket_id)
+            .where(e.c.kind == "issued", e.c.channel == "station", _T.c.type.in_(PROMO_TYPES),
+                   _T.c.issued_at >= since))]
 
 
-class PromoRequestRepo:
-    """Dual-control requests for promotional tickets (``promo_ticket_requests``)."""
+_OPEN_FOR_CASHIER = select(_D).where(_D.c.open_cashier == bindparam("cashier"))
+_OPEN_FOR_CASHIER_LOCKED = _OPEN_FOR_CASHIER.with_for_update()
+
+
+def _drawer(row) -> DrawerSession:
+    m = row._mapping
+    return DrawerSession(id=m["id"], cage=m["cage"], drawer=m["drawer"], cashier=m["cashier"], status=m["status"],
+                         opening_float=m["opening_float"], opened_at=m["opened_at"], closed_at=m["closed_at"],
+                         expected_cash=m["expected_cash"], counted_cash=m["counted_cash"], variance=m["variance"])
+
+
+class DrawerRepo:
+    """:class:`tito.services.ports.DrawerRepository`."""
 
     def __init__(self, session: Session) -> None:
         self.s = session
 
-    def add(self, req: PromoTicketRequest) -> PromoTicketRequest:
-        self.s.add(req)
-        self.s.flush()
-        return req
+    def _one(self, *conditions, for_update: bool = False) -> DrawerSession | None:
+        stmt = select(_D).where(*conditions)
+        row = self.s.connection().execute(stmt.with_for_update() if for_update else stmt).first()
+        return _drawer(row) if row is not None else None
 
-    def get(self, request_id: int, *, for_update: bool = False) -> PromoTicketRequest | None:
-        q = select(PromoTicketRequest).where(PromoTicketRequest.id == request_id)
-        return self.s.scalar(q.with_for_update() if for_update else q)
+    def open_for_cashier(self, cashier: str, *, for_update: bool = False) -> DrawerSession | None:
+        stmt = _OPEN_FOR_CASHIER_LOCKED if for_update else _OPEN_FOR_CASHIER  # every cage redemption reads it
+        row = self.s.connection().execute(stmt, {"cashier": cashier}).first()
+        return _drawer(row) if row is not None else None
 
-    def list(self, status: str | None, limit: int = 200) -> list[PromoTicketRequest]:
-        q = select(PromoTicketRequest).order_by(PromoTicketRequest.id.desc()).limit(limit)
-        if status:
-            q = q.where(PromoTicketRequest.status == status)
-        return list(self.s.scalars(q))
+    def open_for_drawer(self, key: str) -> DrawerSession | None:
+        return self._one(_D.c.open_drawer == key)
+
+    def get(self, session_id: int) -> DrawerSession | None:
+        return self._one(_D.c.id == session_id)
+
+    def open(self, *, cage: str, drawer: str, cashier: str, opening_float: int, at: datetime) -> DrawerSession:
+        sid = self.s.execute(insert(_D).values(
+            cage=cage, drawer=drawer, cashier=cashier, status=OPEN, open_drawer=f"{cage}/{drawer}",
+            open_cashier=cashier, opening_float=opening_float, opened_at=at).returning(_D.c.id)).scalar_one()
+        return DrawerSession(id=int(sid), cage=cage, drawer=drawer, cashier=cashier, status=OPEN,
+                             opening_float=opening_float, opened_at=at)
+
+    def close(self, session_id: int, *, at: datetime, expected: int, counted: int, variance: int) -> DrawerSession:
+        self.s.execute(update(_D).where(_D.c.id == session_id).values(
+            status=CLOSED, open_drawer=None, open_cashier=None, closed_at=at, expected_cash=expected,
+            counted_cash=counted, variance=variance))
+        closed = self.get(session_id)
+        assert closed is not None
+        return closed
 
 
 PROMO_ISSUE_LOCK = 0x510750_9E0_1  # pg_advisory_xact_lock key: "slotsys promotional issue" (any constant bigint)
 
 
-class PromoIssueRepo:
-    """What has been printed or asked for in promotional tickets, for the cumulative dual-control
-    rule (:func:`tito.domain.promo.promo_issue_decision`)."""
+def _request(row) -> PromoRequest:
+    return PromoRequest(**row._mapping)
+
+
+class PromoRequestRepo:
+    """:class:`tito.services.ports.PromoRequestRepository` (``promo_ticket_requests``)."""
 
     def __init__(self, session: Session) -> None:
         self.s = session
 
-    def lock(self) -> None:
+    def add(self, *, amount: int, credit_type: str, station: str, reason: str, requested_by: str,
+            requested_at: datetime) -> PromoRequest:
+        values = dict(amount=amount, credit_type=credit_type, station=station, reason=reason, status="pending",
+                      requested_by=requested_by, requested_at=requested_at)
+        rid = self.s.execute(insert(_P).values(**values).returning(_P.c.id)).scalar_one()
+        return PromoRequest(id=int(rid), **values)
+
+    def get(self, request_id: int, *, for_update: bool = False) -> PromoRequest | None:
+        q = select(_P).where(_P.c.id == request_id)
+        row = self.s.execute(q.with_for_update() if for_update else q).first()
+        return _request(row) if row is not None else None
+
+    def list(self, status: str | None, limit: int = 200) -> list[PromoRequest]:
+        q = select(_P).order_by(_P.c.id.desc()).limit(limit)
+        if status:
+            q = q.where(_P.c.status == status)
+        return [_request(r) for r in self.s.execute(q)]
+
+    def decide(self, request_id: int, *, status: str, by: str, at: datetime, ticket_id: int | None = None,
+               reason: str | None = None) -> PromoRequest:
+        values: dict[str, Any] = {"status": status, "decided_by": by, "decided_at": at}
+        if ticket_id is not None:
+            values["ticket_id"] = ticket_id
+        if reason is not None:
+            values["reason"] = reason
+        self.s.execute(update(_P).where(_P.c.id == request_id).values(**values))
+        decided = self.get(request_id)
+        assert decided is not None
+        return decided
+
+    def lock_issues(self) -> None:
         """Serialise promotional issues floor-wide until this transaction ends (PostgreSQL: a
         transaction-scoped advisory lock, released at COMMIT / ROLLBACK; SQLite: writers already
         serialise). Taken before the totals are read, so two issues cannot both read a total that
@@ -256,48 +327,6 @@ class PromoIssueRepo:
         if self.s.get_bind().dialect.name == "postgresql":
             self.s.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": PROMO_ISSUE_LOCK})
 
-    def totals(self, issuer: str, since: datetime) -> tuple[int, int]:
-        """(issuer's, floor's) promotional won since ``since``: station-printed promotional tickets
-        of either kind (voided ones too: a void does not give the allowance back) plus pending
-        requests. A machine's cash-out ticket of restricted credits is not an issue and is not
-        counted; an approved request is counted once, as its ticket (printed as the requester)."""
-        printed = (select(TicketEvent.actor, Ticket.amount)
-                   .join(Ticket, Ticket.id == TicketEvent.ticket_id)
-                   .where(TicketEvent.kind == "issued", TicketEvent.channel == "station",
-                          Ticket.type.in_(PROMO_TYPES), Ticket.issued_at >= since))
-        pending = (select(PromoTicketRequest.requested_by, PromoTicketRequest.amount)
-                   .where(PromoTicketRequest.status == "pending", PromoTicketRequest.requested_at >= since))
-        mine = floor = 0
-        for who, amount in [*self.s.execute(printed), *self.s.execute(pending)]:
-            floor += amount
-            if who == issuer:
-                mine += amount
-        return mine, floor
-
-
-class DrawerRepo:
-    def __init__(self, session: Session) -> None:
-        self.s = session
-
-    def add(self, ds: DrawerSession) -> DrawerSession:
-        self.s.add(ds)
-        self.s.flush()
-        return ds
-
-    def open_for_cashier(self, cashier: str, *, for_update: bool = False) -> DrawerSession | None:
-        stmt = select(DrawerSession).where(DrawerSession.open_cashier == cashier)
-        if for_update:
-            stmt = stmt.with_for_update()
-        return self.s.scalar(stmt)
-
-    def open_for_drawer(self, key: str) -> DrawerSession | None:
-        return self.s.scalar(select(DrawerSession).where(DrawerSession.open_drawer == key))
-
-    def get(self, session_id: int) -> DrawerSession | None:
-        return self.s.get(DrawerSession, session_id)
-
-    def redeemed_in(self, session_id: int) -> tuple[int, int]:
-        n, s = self.s.execute(
-            select(func.count(), func.coalesce(func.sum(Ticket.amount), 0)).where(Ticket.redeemed_session_id == session_id)
-        ).one()
-        return int(n), int(s)
+    def pending_since(self, since: datetime) -> list[tuple[str, int]]:
+        return [(who, int(won)) for who, won in self.s.execute(
+            select(_P.c.requested_by, _P.c.amount).where(_P.c.status == "pending", _P.c.requested_at >= since))]

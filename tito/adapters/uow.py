@@ -1,5 +1,6 @@
-"""TITO's repositories, registered with the unit of work by the composition root."""
+"""TITO's repositories, registered with the unit of work by the composition root
+(:class:`tito.services.ports.TitoUnitOfWork`)."""
 
-from tito.adapters.repo import TicketRepo
+from tito.adapters.repo import DrawerRepo, PromoRequestRepo, TicketRepo
 
-REPOSITORIES = {"tickets": TicketRepo}
+REPOSITORIES = {"tickets": TicketRepo, "cage_drawers": DrawerRepo, "promo_requests": PromoRequestRepo}

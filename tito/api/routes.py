@@ -1,6 +1,7 @@
 """TITO API: tickets (look-up, images, printable ticket), machine two-phase ticket-in, cage
 drawer sessions and redemption, kiosks, supervisor actions, reports. Thin: each route
-validates its body (pydantic), names the caller and calls one service."""
+validates its body (pydantic), names the caller and the request (``once_key``: the path and
+payload each service documents), calls one service and answers its result."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from apiflask import APIBlueprint
 from flask import Response
 from pydantic import ConfigDict, Field
 
-from slotsys.kernel.api.common import AUTH_DOC, QueryModel, StrictModel, Won, idem_key, principal, reply, services
+from slotsys.kernel.api.common import AUTH_DOC, QueryModel, StrictModel, Won, once_key, principal, reply_once, services
 from slotsys.kernel.api.exports import ExportQuery, report
 from tito.domain.rendering import itf_barcode_png, qr_png
+from tito.domain.validation import compact
+from tito.services.admin import promo_reason, promo_station, stated
 from tito.services.container import TitoServices
+from tito.services.machine_in import reject_reason
 from tito.services.tickets import parse_number
 
 bp = APIBlueprint("tickets", __name__, url_prefix="/api/v1", tag="Tickets")
@@ -105,12 +109,16 @@ def _range(query: RangeQuery) -> tuple[str | None, str | None]:
     return query.from_, query.to
 
 
+def _json(result) -> dict:
+    return result.model_dump(mode="json")
+
+
 # ------------------------------------------------------------------ tickets
 @bp.get("/tickets/<number>")
 @bp.doc(summary="Look a ticket up: status as of now and its event trail (cashier, auditor, operator, supervisor)",
         **AUTH_DOC)
 def lookup(number: str):
-    return services().cage.lookup(principal(), number)
+    return _json(tito().cage.lookup(principal(), number))
 
 
 @bp.get("/tickets/<number>/barcode.png")
@@ -146,22 +154,25 @@ def ticket_pdf(number: str):
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Void an unredeemed ticket with a reason (supervisor); needs Idempotency-Key", **AUTH_DOC)
 def void(number: str, body: ReasonIn):
-    return reply(*tito().admin.void(principal(), number, body.reason, idem_key()))
+    key = once_key("tickets/void", [compact(number), stated(body.reason)])
+    return reply_once(tito().admin.void(principal(), number, body.reason, key))
 
 
 @bp.post("/tickets/<number>/expiry-override")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Approve paying one expired ticket at the cage (supervisor; logged)", **AUTH_DOC)
 def expiry_override(number: str, body: ReasonIn):
-    return tito().admin.approve_expired(principal(), number, body.reason)
+    return _json(tito().admin.approve_expired(principal(), number, body.reason))
 
 
 @bp.post("/tickets/promotional")
 @bp.input(PromoIn, arg_name="body")
 @bp.doc(summary="Print a promotional ticket at a station (supervisor; 202 pending when dual control applies); needs Idempotency-Key", **AUTH_DOC)
 def promotional(body: PromoIn):
-    return reply(*tito().admin.issue_promotional(principal(), body.amount, body.station, idem_key(),
-                                                 body.credit_type, body.reason))
+    key = once_key("tickets/promotional",
+                   [body.amount, promo_station(body.station), body.credit_type, promo_reason(body.reason)])
+    once = tito().admin.issue_promotional(principal(), body.amount, body.station, key, body.credit_type, body.reason)
+    return reply_once(once, status=lambda r: 202 if r.pending else 201)
 
 
 class PromoRequestsQuery(QueryModel):
@@ -173,21 +184,22 @@ class PromoRequestsQuery(QueryModel):
 @bp.doc(summary="Promotional ticket requests awaiting dual control (?status=pending|approved|refused|all; "
                 "supervisor, operator, auditor)", **AUTH_DOC)
 def promotional_requests(query: PromoRequestsQuery):
-    return tito().admin.promo_requests(principal(), None if query.status == "all" else query.status)
+    return _json(tito().admin.promo_requests(principal(), None if query.status == "all" else query.status))
 
 
 @bp.post("/tickets/promotional/requests/<int:request_id>/approve")
 @bp.doc(summary="Dual control: a second supervisor approves a promotional ticket request (prints it); "
                 "needs Idempotency-Key", **AUTH_DOC)
 def promotional_approve(request_id: int):
-    return reply(*tito().admin.approve_promotional(principal(), request_id, idem_key()))
+    key = once_key(f"tickets/promotional/{request_id}/approve", None)
+    return reply_once(tito().admin.approve_promotional(principal(), request_id, key), status=201)
 
 
 @bp.post("/tickets/promotional/requests/<int:request_id>/refuse")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Refuse (or withdraw) a promotional ticket request (supervisor)", **AUTH_DOC)
 def promotional_refuse(request_id: int, body: ReasonIn):
-    return tito().admin.refuse_promotional(principal(), request_id, body.reason)
+    return _json(tito().admin.refuse_promotional(principal(), request_id, body.reason))
 
 
 # --------------------------------------------------------- machine ticket-in
@@ -195,49 +207,54 @@ def promotional_refuse(request_id: int, body: ReasonIn):
 @bp.input(NumberIn, arg_name="body")
 @bp.doc(summary="Ticket-in phase 1: hold a ticket for this machine (15 s); needs Idempotency-Key", **AUTH_DOC)
 def ticket_in_authorize(asset: str, body: NumberIn):
-    return reply(*tito().machine.authorize(principal(), asset, body.validation_number, idem_key()))
+    key = once_key(f"ticket-in/authorize/{asset}", compact(body.validation_number))
+    return reply_once(tito().machine.authorize(principal(), asset, body.validation_number, key))
 
 
 @bp.post("/machines/<asset>/ticket-in/commit")
 @bp.input(HoldIn, arg_name="body")
 @bp.doc(summary="Ticket-in phase 2: the ticket is stacked, credit it; needs Idempotency-Key", **AUTH_DOC)
 def ticket_in_commit(asset: str, body: HoldIn):
-    return reply(*tito().machine.commit(principal(), asset, body.validation_number, body.transaction_id, idem_key()))
+    key = once_key(f"ticket-in/commit/{asset}", [compact(body.validation_number), body.transaction_id])
+    return reply_once(tito().machine.commit(principal(), asset, body.validation_number, body.transaction_id, key))
 
 
 @bp.post("/machines/<asset>/ticket-in/reject")
 @bp.input(RejectIn, arg_name="body")
 @bp.doc(summary="Ticket-in phase 2: the ticket was returned, release it; needs Idempotency-Key", **AUTH_DOC)
 def ticket_in_reject(asset: str, body: RejectIn):
-    return reply(*tito().machine.reject(principal(), asset, body.validation_number, body.transaction_id, body.reason,
-                                        idem_key()))
+    key = once_key(f"ticket-in/reject/{asset}",
+                   [compact(body.validation_number), body.transaction_id, reject_reason(body.reason)])
+    return reply_once(tito().machine.reject(principal(), asset, body.validation_number, body.transaction_id,
+                                            body.reason, key))
 
 
 @bp.post("/machines/<asset>/handpay")
 @bp.doc(summary="Pay a machine's cashable credits by hand with a handpay receipt (attendant); needs Idempotency-Key",
         **AUTH_DOC)
 def handpay(asset: str):
-    return reply(*tito().admin.handpay(principal(), asset, idem_key()))
+    return reply_once(tito().admin.handpay(principal(), asset, once_key(f"handpay/{asset}", None)), status=201)
 
 
 @bp.get("/machines/<asset>/validation")
 @bp.doc(summary="A machine's validation scheme (the machine, operator, auditor)", **AUTH_DOC)
 def get_validation(asset: str):
-    return tito().admin.validation(principal(), asset)
+    return _json(tito().admin.validation(principal(), asset))
 
 
 @bp.put("/machines/<asset>/validation")
 @bp.input(ValidationIn, arg_name="body")
 @bp.doc(summary="Set a machine's validation scheme: system or SAS secure enhanced (operator)", **AUTH_DOC)
 def set_validation(asset: str, body: ValidationIn):
-    return tito().admin.set_validation(principal(), asset, body.scheme, body.sas_validation_id, body.sas_sequence)
+    return _json(tito().admin.set_validation(principal(), asset, body.scheme, body.sas_validation_id,
+                                             body.sas_sequence))
 
 
 @bp.post("/machines/<asset>/validation/rotate")
 @bp.input(RotateIn, arg_name="body")
 @bp.doc(summary="Draw a new SAS validation ID and sequence start from the CSPRNG (supervisor, admin)", **AUTH_DOC)
 def rotate_validation_id(asset: str, body: RotateIn):
-    return tito().admin.rotate_validation_id(principal(), asset, body.reason)
+    return _json(tito().admin.rotate_validation_id(principal(), asset, body.reason))
 
 
 # --------------------------------------------------------------------- cage
@@ -246,28 +263,31 @@ def rotate_validation_id(asset: str, body: RotateIn):
 @bp.doc(summary="Pay a ticket in cash from the cashier's open drawer, exactly once (cashier); needs Idempotency-Key",
         **AUTH_DOC)
 def redeem(body: RedeemIn):
-    return reply(*services().cage.redeem(principal(), body.validation_number, body.amount, idem_key()))
+    key = once_key("cage/redeem", [compact(body.validation_number), body.amount])
+    return reply_once(tito().cage.redeem(principal(), body.validation_number, body.amount, key))
 
 
 @bp.post("/cage/sessions")
 @bp.input(SessionIn, arg_name="body")
 @bp.doc(summary="Open a drawer session with a float from the cage bank (cashier); needs Idempotency-Key", **AUTH_DOC)
 def open_session(body: SessionIn):
-    return reply(*tito().cage.open_session(principal(), body.drawer, body.opening_float, idem_key()))
+    key = once_key("cage/sessions", [body.drawer, body.opening_float])
+    return reply_once(tito().cage.open_session(principal(), body.drawer, body.opening_float, key), status=201)
 
 
 @bp.get("/cage/sessions/current")
 @bp.doc(summary="The cashier's open drawer session; expected cash = the drawer's ledger balance (cashier)",
         **AUTH_DOC)
 def current_session():
-    return tito().cage.current_session(principal())
+    return _json(tito().cage.current_session(principal()))
 
 
 @bp.post("/cage/sessions/current/close")
 @bp.input(CloseIn, arg_name="body")
 @bp.doc(summary="Count out and close the drawer; variance posted (cashier); needs Idempotency-Key", **AUTH_DOC)
 def close_session(body: CloseIn):
-    return reply(*tito().cage.close_session(principal(), body.counted_cash, idem_key()))
+    key = once_key("cage/sessions/close", body.counted_cash)
+    return reply_once(tito().cage.close_session(principal(), body.counted_cash, key))
 
 
 # ------------------------------------------------------------------- kiosks
@@ -275,20 +295,21 @@ def close_session(body: CloseIn):
 @bp.input(NumberIn, arg_name="body")
 @bp.doc(summary="Pay a ticket from this kiosk's cassette, exactly once (kiosk); needs Idempotency-Key", **AUTH_DOC)
 def kiosk_redeem(body: NumberIn):
-    return reply(*tito().kiosk.redeem(principal(), body.validation_number, idem_key()))
+    key = once_key("kiosk/redeem", compact(body.validation_number))
+    return reply_once(tito().kiosk.redeem(principal(), body.validation_number, key))
 
 
 @bp.get("/kiosks/<code>")
 @bp.doc(summary="A kiosk's cassette balance (the kiosk, cashier, supervisor, auditor)", **AUTH_DOC)
 def kiosk_status(code: str):
-    return tito().kiosk.status(principal(), code)
+    return _json(tito().kiosk.status(principal(), code))
 
 
 @bp.post("/kiosks/<code>/fill")
 @bp.input(FillIn, arg_name="body")
 @bp.doc(summary="Fill a kiosk's cassette from the cage bank (cashier, supervisor); needs Idempotency-Key", **AUTH_DOC)
 def kiosk_fill(code: str, body: FillIn):
-    return reply(*tito().kiosk.fill(principal(), code, body.amount, idem_key()))
+    return reply_once(tito().kiosk.fill(principal(), code, body.amount, once_key(f"kiosks/{code}/fill", body.amount)))
 
 
 # ------------------------------------------------------------------ reports
@@ -351,4 +372,4 @@ def report_security(query: RangeQuery):
 @bp.doc(summary="Set a machine's credit limit in won (null: the floor default; operator); ticket-in above it is "
                 "refused", **AUTH_DOC)
 def set_credit_limit(asset: str, body: CreditLimitIn):
-    return tito().admin.set_credit_limit(principal(), asset, body.credit_limit)
+    return _json(tito().admin.set_credit_limit(principal(), asset, body.credit_limit))

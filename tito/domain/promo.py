@@ -7,6 +7,7 @@ Standard library only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from slotsys.kernel.credits import CREDIT_TYPES, NONRESTRICTED, RESTRICTED  # noqa: F401 (RESTRICTED: doctest)
 
@@ -73,3 +74,39 @@ def promo_issue_decision(amount: int, credit_type: str, *, issuer_total: int, fl
         reasons.append("floor_cap")
     return PromoDecision(DUAL_CONTROL if reasons else ISSUE, tuple(reasons))
 
+
+
+def issue_totals(issues: list[tuple[str, int]], issuer: str) -> tuple[int, int]:
+    """(``issuer``'s, the floor's) won over ``issues`` [(issuer, won)]: what was printed or asked for in
+    the window, for :func:`promo_issue_decision`.
+
+    >>> issue_totals([("staff:a", 100), ("staff:b", 50), ("staff:a", 25)], "staff:a")
+    (125, 175)
+    """
+    mine = floor = 0
+    for who, won in issues:
+        floor += won
+        if who == issuer:
+            mine += won
+    return mine, floor
+
+
+@dataclass(frozen=True)
+class PromoRequest:
+    """A promotional ticket above the dual-control threshold, waiting for a second supervisor.
+
+    ``amount`` won of ``credit_type`` (restricted | nonrestricted) to print at ``station``;
+    ``status`` pending → approved (``ticket_id`` the printed ticket) | refused; ``requested_by`` /
+    ``decided_by`` are principal ids (``staff:<user>``); times aware UTC."""
+
+    id: int
+    amount: int
+    credit_type: str
+    station: str
+    reason: str
+    status: str
+    requested_by: str
+    requested_at: datetime
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    ticket_id: int | None = None

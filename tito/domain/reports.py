@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
+from tito.domain.validation import sequence_breaks
+
 __all__ = [
     "IssuedRow",
     "MachineMeters",
@@ -25,6 +27,7 @@ __all__ = [
     "local_date",
     "outstanding_by_date",
     "reconcile_machines",
+    "sas_sequence_check",
     "ticket_dict",
 ]
 
@@ -168,3 +171,26 @@ def reconcile_machines(machines: Iterable[MachineMeters]) -> dict:
         rows.append({"asset": m.asset, "tickets_out": out, "tickets_in": inn, "agrees": agrees})
     bad = [r["asset"] for r in rows if not r["agrees"]]
     return {"machines": rows, "all_agree": not bad, "disagreeing": bad}
+
+
+def sas_sequence_check(rows: Iterable[tuple[str, str, int | None, int]]) -> dict:
+    """Per SAS machine, its tickets of the period in arrival order checked against its sequence
+    (:func:`tito.domain.validation.sequence_breaks`). ``rows``: (machine asset, validation number, ID
+    generation, SAS sequence) per machine in arrival order.
+
+    ``{"machines_checked", "tickets_checked", "flagged": [{"machine", "tickets", "breaks", "kinds"}]}``:
+    ``flagged`` lists each machine with a gap, a repeat or a backwards jump — tickets printed and never
+    reported, or numbers someone computed and got printed — with the tickets that broke the chain. A
+    chain restarts at each rotation of the machine's validation ID; the first ticket of the period has
+    no predecessor here."""
+    rows = list(rows)
+    by_machine: dict[str, list[tuple[str, int, int]]] = {}
+    for asset, vn, gen, seq in rows:
+        by_machine.setdefault(asset, []).append((vn, gen or 0, seq))
+    flagged = []
+    for asset, tickets in sorted(by_machine.items()):
+        breaks = sequence_breaks(tickets)
+        if breaks:
+            flagged.append({"machine": asset, "tickets": len(tickets), "breaks": breaks,
+                            "kinds": sorted({b["kind"] for b in breaks})})
+    return {"machines_checked": len(by_machine), "tickets_checked": len(rows), "flagged": flagged}

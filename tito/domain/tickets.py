@@ -55,7 +55,10 @@ __all__ = [
     "TITLES",
     "TYPES",
     "VOIDED",
+    "NewTicket",
     "Refusal",
+    "Ticket",
+    "TicketEventRecord",
     "TicketSnapshot",
     "check_presentation",
     "effective_status",
@@ -209,3 +212,94 @@ def check_presentation(
     if t.amount <= 0:
         return Refusal("zero_amount", "ticket amount is zero")
     return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ticket:
+    """One ticket on file, as the services see it (the repository's row, read-only). Amounts in won;
+    times aware UTC. ``issued_machine_id`` is the issuing machine's id (``None`` for a station);
+    ``sas_sequence`` / ``sas_generation`` are set for SAS secure enhanced numbers only; the
+    ``pending_*`` fields hold a machine's authorisation (ticket-in phase 1); the ``*_entry_id``
+    are the journal entries of issue, redemption and void."""
+
+    id: int
+    validation_number: str
+    scheme: str
+    type: str
+    amount: int
+    status: str
+    issued_machine_id: int | None
+    issued_by: str
+    issued_location: str
+    sequence: int
+    issued_at: datetime
+    expires_at: datetime
+    issue_entry_id: int
+    sas_sequence: int | None = None
+    sas_generation: int | None = None
+    pending_location: str | None = None
+    pending_txn: str | None = None
+    pending_since: datetime | None = None
+    pending_until: datetime | None = None
+    redeemed_at: datetime | None = None
+    redeemed_channel: str | None = None
+    redeemed_location: str | None = None
+    redeemed_by: str | None = None
+    redeemed_session_id: int | None = None
+    redeem_entry_id: int | None = None
+    voided_at: datetime | None = None
+    voided_by: str | None = None
+    void_reason: str | None = None
+    void_entry_id: int | None = None
+    expiry_override_by: str | None = None
+    expiry_override_at: datetime | None = None
+    expiry_override_reason: str | None = None
+
+    def snapshot(self) -> TicketSnapshot:
+        """What the presentation rules (:func:`check_presentation`, :func:`effective_status`) read."""
+        return TicketSnapshot(
+            status=self.status, type=self.type, amount=self.amount, expires_at=self.expires_at,
+            pending_location=self.pending_location, pending_until=self.pending_until,
+            pending_since=self.pending_since, redeemed_at=self.redeemed_at, redeemed_channel=self.redeemed_channel,
+            redeemed_location=self.redeemed_location, voided_at=self.voided_at, voided_by=self.voided_by,
+            void_reason=self.void_reason, expiry_override_by=self.expiry_override_by,
+        )
+
+    @property
+    def validity_days(self) -> int:
+        """The ticket's validity in whole days (at least 1), as printed: "VOID AFTER N DAYS"."""
+        return max(1, round((self.expires_at - self.issued_at).total_seconds() / 86_400))
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewTicket:
+    """A ticket to put on file (:meth:`tito.services.ports.TicketRepository.add`); status ``issued``."""
+
+    validation_number: str
+    scheme: str
+    type: str
+    amount: int
+    issued_machine_id: int | None
+    issued_by: str
+    issued_location: str
+    sequence: int
+    issued_at: datetime
+    expires_at: datetime
+    issue_entry_id: int
+    sas_sequence: int | None = None
+    sas_generation: int | None = None
+
+
+@dataclass(frozen=True)
+class TicketEventRecord:
+    """One line of a ticket's event trail (or of a presented number not on file: ``ticket_id`` None).
+    ``detail`` holds the event's own facts (amount, reason, transaction id ...)."""
+
+    kind: str
+    at: datetime
+    actor: str
+    channel: str | None = None
+    location: str | None = None
+    validation_number: str | None = None
+    ticket_id: int | None = None
+    detail: dict = field(default_factory=dict)

@@ -50,6 +50,7 @@ __all__ = [
     "ValidationNumberGenerator",
     "check",
     "classify",
+    "compact",
     "damm_check_digit",
     "damm_is_valid",
     "draw_machine_secret",
@@ -427,6 +428,17 @@ def check(number: str) -> Scheme:
     return scheme
 
 
+def compact(text: object) -> object:
+    """Keyed or scanned text without its spaces and hyphens, unchecked (anything but a string as it is).
+
+    ``"00-6429-1881-8544-6104"`` → ``"006429188185446104"``; for a genuine number it equals
+    :func:`normalize` (which also checks it), so a caller may name a presentation by it before the
+    number is judged."""
+    if not isinstance(text, str):
+        return text
+    return "".join(ch for ch in text.strip() if ch not in _SEPARATORS)
+
+
 def normalize(text: str) -> str:
     """Keyed or scanned text → a checked 18-digit number (spaces and hyphens removed).
 
@@ -434,9 +446,9 @@ def normalize(text: str) -> str:
     """
     if not isinstance(text, str):
         raise MalformedValidationNumber(f"a validation number is a string of digits, got {type(text).__name__}")
-    number = "".join(ch for ch in text.strip() if ch not in _SEPARATORS)
-    check(number)
-    return number
+    number = compact(text)
+    check(number)  # type: ignore[arg-type]
+    return number  # type: ignore[return-value]
 
 
 def format_for_reading(number: str) -> str:

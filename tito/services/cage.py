@@ -10,41 +10,45 @@ all in one balanced entry.
 Expired tickets: refused unless a supervisor approved paying that ticket
 (``POST /api/v1/tickets/<vn>/expiry-override``, logged on the ticket), the house rule the
 reference allows (G2S; GLI-13). Promotional tickets are never paid at the cage.
+
+Exactly once: the caller names each request with an :class:`~slotsys.kernel.idempotency.OnceKey`
+whose fingerprint is ``("POST", "cage/redeem", [number, amount])`` (number:
+:func:`tito.domain.validation.compact`), ``("POST", "cage/sessions", [drawer, opening_float])`` or
+``("POST", "cage/sessions/close", counted_cash)``.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from slotsys.kernel import accounts
-from slotsys.kernel.accounts import MAIN_CAGE
 from slotsys.kernel import ledger as L
-from slotsys.kernel.errors import Conflict, ValidationFailed
-from slotsys.kernel.money import MoneyError, require_won
-from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
+from slotsys.kernel.accounts import MAIN_CAGE
 from slotsys.kernel.checks import require_role
-from tito.adapters.repo import DrawerRepo, TicketRepo
-from tito.adapters.tables import DrawerSession
-from tito.domain.tickets import CAGE
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.errors import Conflict, ValidationFailed
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
+from slotsys.kernel.money import MoneyError, require_won
+from tito.domain.cage import OPEN, DrawerSession
+from tito.domain.errors import NoOpenDrawer  # noqa: F401 (re-exported: players pay cash from the drawer too)
+from tito.domain.tickets import CAGE, EXPIRED
 from tito.services import tickets as T
+from tito.services.ports import TitoUnitOfWork
+from tito.services.results import CageRedemption, DrawerSessionView, TicketLookup
 
 
-class NoOpenDrawer(Conflict):
-    code = "no-open-drawer-session"
-    title = "No open drawer session"
-
-
-def _session_view(uow, ds: DrawerSession) -> dict:
-    n, paid = DrawerRepo(uow.session).redeemed_in(ds.id)
-    view = {
-        "session": ds.id, "cage": ds.cage, "drawer": ds.drawer, "cashier": ds.cashier, "status": ds.status,
-        "opened_at": ds.opened_at.isoformat(), "opening_float": ds.opening_float,
-        "tickets_paid": n, "tickets_paid_amount": paid,
-    }
-    if ds.status == "open":
-        view["expected_cash"] = uow.ledger.balance(accounts.cashier_drawer(ds.drawer, ds.cage))
+def session_view(uow: TitoUnitOfWork, ds: DrawerSession) -> DrawerSessionView:
+    """A drawer session with the tickets paid in it; while open, its expected cash from the ledger."""
+    n, paid = uow.tickets.paid_in_session(ds.id)
+    view = DrawerSessionView(session=ds.id, cage=ds.cage, drawer=ds.drawer, cashier=ds.cashier, status=ds.status,
+                             opened_at=ds.opened_at.isoformat(), opening_float=ds.opening_float, tickets_paid=n,
+                             tickets_paid_amount=paid)
+    if ds.status == OPEN:
+        view.expected_cash = uow.ledger.balance(accounts.cashier_drawer(ds.drawer, ds.cage))
     else:
-        view.update(closed_at=ds.closed_at.isoformat(), expected_cash=ds.expected_cash, counted_cash=ds.counted_cash,
-                    variance=ds.variance)
+        assert ds.closed_at is not None
+        view.closed_at, view.expected_cash = ds.closed_at.isoformat(), ds.expected_cash
+        view.counted_cash, view.variance = ds.counted_cash, ds.variance
     return view
 
 
@@ -55,25 +59,23 @@ def _won(value: object, field: str, *, positive: bool = True) -> int:
         raise ValidationFailed(str(e), field=field) from None
 
 
-def open_drawer_session(uow, ctx: ServiceContext, cashier: str, drawer: str, opening_float: int,
+def open_drawer_session(uow: TitoUnitOfWork, now: datetime, cashier: str, drawer: str, opening_float: int,
                         cage: str = MAIN_CAGE) -> DrawerSession:
-    """Open ``drawer`` for ``cashier`` with ``opening_float`` won from the cage bank (in ``uow``).
+    """Open ``drawer`` for ``cashier`` at ``now`` with ``opening_float`` won from the cage bank (in ``uow``).
 
     Ledger: ``Dr cage:<cage>:drawer:<drawer> / Cr cage:<cage>:drawer`` (the bank). 409 if the
     cashier or the drawer already has an open session, or the bank cannot cover the float.
     """
-    repo = DrawerRepo(uow.session)
-    if repo.open_for_cashier(cashier) is not None:
+    drawers = uow.cage_drawers
+    if drawers.open_for_cashier(cashier) is not None:
         raise Conflict(f"cashier {cashier} already has an open drawer session", field="drawer")
-    key = f"{cage}/{drawer}"
-    if repo.open_for_drawer(key) is not None:
+    if drawers.open_for_drawer(f"{cage}/{drawer}") is not None:
         raise Conflict(f"drawer {drawer} is already open", field="drawer")
     account = accounts.cashier_drawer(drawer, cage)
     uow.ledger.ensure_account(account, L.AccountType.ASSET, non_negative=True)
     if uow.ledger.balance(account) != 0:  # pragma: no cover - a closed drawer is always emptied
         raise Conflict(f"drawer {drawer} still holds cash from an earlier session", field="drawer")
-    ds = repo.add(DrawerSession(cage=cage, drawer=drawer, cashier=cashier, status="open", open_drawer=key,
-                                open_cashier=cashier, opening_float=opening_float, opened_at=ctx.clock.now()))
+    ds = drawers.open(cage=cage, drawer=drawer, cashier=cashier, opening_float=opening_float, at=now)
     e = L.EntryBuilder("cage.drawer_open", f"opening float of drawer {drawer} ({cashier})")
     e.add(debit=account, credit=accounts.cage_bank(cage), amount=opening_float)
     if not e.empty:
@@ -83,93 +85,92 @@ def open_drawer_session(uow, ctx: ServiceContext, cashier: str, drawer: str, ope
 
 
 class CageService:
-    def __init__(self, ctx: ServiceContext) -> None:
+    """The cashiers' use cases (role ``cashier``; the look-up also for auditors, operators, supervisors)."""
+
+    def __init__(self, ctx: ServiceContext, book: T.TicketBook) -> None:
         self.ctx = ctx
+        self.book = book
 
     # ---------------------------------------------------------------- tickets
-    def lookup(self, principal: Principal, raw_number: object) -> dict:
+    def lookup(self, principal: Principal, raw_number: object) -> TicketLookup:
         """A ticket on file with its status as of now and its event trail (cashier, auditor, operator,
         supervisor). 404 not on file; 422 malformed / check digit wrong."""
         require_role(principal, "cashier", "auditor", "operator", "supervisor")
         vn = T.parse_number(raw_number)
         with self.ctx.uow(readonly=True) as uow:
-            return T.lookup(uow, vn, self.ctx.clock.now())
+            return T.lookup_ticket(uow, vn, self.ctx.clock.now())
 
     def redeem(self, principal: Principal, raw_number: object, amount: int | None,
-               idem_key: str | None) -> tuple[int, dict, bool]:
-        """Pay a ticket in cash from the cashier's open drawer, exactly once (needs Idempotency-Key).
+               key: OnceKey) -> Once[CageRedemption]:
+        """Pay a ticket in cash from the cashier's open drawer, exactly once per ``key``.
 
         ``amount``, when given, must equal the amount on file (the cashier keys what the face
         says; 422 ``ticket-amount-mismatch`` otherwise). Ledger: ``Dr tito:outstanding /
         Cr cage:MAIN:drawer:<drawer>``. Pays cashable tickets and handpay receipts; refuses
         promotional tickets (409), expired ones without a supervisor's approval (409), and
-        every other refusal in :mod:`tito.services.tickets`; 409 ``no-open-drawer-session``.
-        Response: ``{"ticket", "paid", "drawer" (its expected cash after paying), "session",
-        "honoured_expired"}``.
+        every other refusal in :mod:`tito.domain.errors`; 409 ``no-open-drawer-session``.
         """
         require_role(principal, "cashier")
 
-        def run(vn: str):
-            def fn(uow) -> dict:
-                ds = DrawerRepo(uow.session).open_for_cashier(principal.name)
+        def run(vn: str) -> Once[CageRedemption]:
+            def fn(uow: TitoUnitOfWork) -> CageRedemption:
+                ds = uow.cage_drawers.open_for_cashier(principal.name)
                 if ds is None:
                     raise NoOpenDrawer("open a drawer session before paying tickets", field="drawer")
-                t = T.lock_for_presentation(uow, self.ctx, vn, channel=CAGE, location=ds.cage, terminal=principal.id,
-                                            expected_amount=amount)
-                expired = t.expires_at <= self.ctx.clock.now() or t.status == "expired"
+                t = self.book.lock_for_presentation(uow, vn, channel=CAGE, location=ds.cage, terminal=principal.id,
+                                                    expected_amount=amount)
+                expired = t.expires_at <= self.ctx.clock.now() or t.status == EXPIRED
                 account = accounts.cashier_drawer(ds.drawer, ds.cage)
-                view = T.redeem_locked(uow, self.ctx, t, channel=CAGE, location=ds.cage, by=principal.name,
-                                       credit_account=account, session_id=ds.id,
-                                       event="honoured_expired" if expired else "redeemed", drawer=ds.drawer,
-                                       approved_by=t.expiry_override_by if expired else None)
-                return {"ticket": view, "paid": view["amount"], "drawer": uow.ledger.balance(account),
-                        "session": ds.id, "honoured_expired": expired}
+                view = self.book.redeem_locked(uow, t, channel=CAGE, location=ds.cage, by=principal.name,
+                                               credit_account=account, session_id=ds.id,
+                                               event="honoured_expired" if expired else "redeemed", drawer=ds.drawer,
+                                               approved_by=t.expiry_override_by if expired else None)
+                return CageRedemption(ticket=view, paid=view.amount, drawer=uow.ledger.balance(account),
+                                      session=ds.id, honoured_expired=expired)
 
-            fp = fingerprint("POST", "cage/redeem", [vn, amount])
-            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fp), fn, write_behind=True)
+            return run_once(self.ctx, key, fn, result=CageRedemption, write_behind=True)
 
-        r = T.presenting(self.ctx, terminal=principal.id, channel=CAGE, location=MAIN_CAGE, raw=raw_number, run=run)
-        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
-            self.ctx.metrics.ticket_redeemed("cage", r.body["ticket"]["amount"])
-        return r.status, r.body, r.replayed
+        once = self.book.presenting(terminal=principal.id, channel=CAGE, location=MAIN_CAGE, raw=raw_number, run=run)
+        if not once.replayed:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("cage", once.result.ticket.amount)
+        return once
 
     # ---------------------------------------------------------------- drawer
     def open_session(self, principal: Principal, drawer: str, opening_float: object,
-                     idem_key: str | None) -> tuple[int, dict, bool]:
-        """Open a drawer session with an opening float (won) from the cage bank (cashier; Idempotency-Key)."""
+                     key: OnceKey) -> Once[DrawerSessionView]:
+        """Open a drawer session with an opening float (won) from the cage bank (cashier; exactly once)."""
         require_role(principal, "cashier")
         if not drawer or len(drawer) > 20 or not drawer.replace("-", "").isalnum():
             raise ValidationFailed("drawer is 1-20 letters, digits or '-'", field="drawer")
         amount = _won(opening_float, "opening_float", positive=False)
 
-        def fn(uow) -> dict:
-            ds = open_drawer_session(uow, self.ctx, principal.name, drawer, amount)
-            return _session_view(uow, ds)
+        def fn(uow: TitoUnitOfWork) -> DrawerSessionView:
+            ds = open_drawer_session(uow, self.ctx.clock.now(), principal.name, drawer, amount)
+            return session_view(uow, ds)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "cage/sessions", [drawer, amount])), fn, status=201)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=DrawerSessionView)
 
-    def current_session(self, principal: Principal) -> dict:
+    def current_session(self, principal: Principal) -> DrawerSessionView:
         """The cashier's open session: float, tickets paid, expected cash (= the drawer's ledger balance)."""
         require_role(principal, "cashier")
         with self.ctx.uow(readonly=True) as uow:
-            ds = DrawerRepo(uow.session).open_for_cashier(principal.name)
+            ds = uow.cage_drawers.open_for_cashier(principal.name)
             if ds is None:
                 raise NoOpenDrawer("no open drawer session", field="drawer")
-            return _session_view(uow, ds)
+            return session_view(uow, ds)
 
-    def close_session(self, principal: Principal, counted_cash: object, idem_key: str | None) -> tuple[int, dict, bool]:
+    def close_session(self, principal: Principal, counted_cash: object, key: OnceKey) -> Once[DrawerSessionView]:
         """Count out: variance = counted − expected (ledger); the counted cash returns to the bank.
 
         One entry: shortage ``Dr cage:MAIN:variance / Cr drawer`` or overage ``Dr drawer /
         Cr cage:MAIN:variance``, then ``Dr bank / Cr drawer`` for the counted cash, leaving
-        the drawer at 0. (cashier; Idempotency-Key; 409 if no open session.)
+        the drawer at 0. (cashier; exactly once; 409 if no open session.)
         """
         require_role(principal, "cashier")
         counted = _won(counted_cash, "counted_cash", positive=False)
 
-        def fn(uow) -> dict:
-            ds = DrawerRepo(uow.session).open_for_cashier(principal.name, for_update=True)
+        def fn(uow: TitoUnitOfWork) -> DrawerSessionView:
+            ds = uow.cage_drawers.open_for_cashier(principal.name, for_update=True)
             if ds is None:
                 raise NoOpenDrawer("no open drawer session", field="drawer")
             account = accounts.cashier_drawer(ds.drawer, ds.cage)
@@ -184,13 +185,10 @@ class CageService:
             if not e.empty:
                 uow.ledger.ensure_account(accounts.cage_variance(ds.cage), L.AccountType.REVENUE)
                 uow.ledger.post(e.build({"cage": ds.cage, "drawer": ds.drawer, "session": ds.id}))
-            ds.status, ds.open_drawer, ds.open_cashier = "closed", None, None
-            ds.closed_at, ds.expected_cash, ds.counted_cash, ds.variance = self.ctx.clock.now(), expected, counted, variance
-            uow.session.flush()
-            TicketRepo(uow.session).log("drawer_closed", actor=principal.id, at=ds.closed_at, channel=CAGE,
-                                        location=ds.cage, session=ds.id, expected=expected, counted=counted,
-                                        variance=variance)
-            return _session_view(uow, ds)
+            now = self.ctx.clock.now()
+            closed = uow.cage_drawers.close(ds.id, at=now, expected=expected, counted=counted, variance=variance)
+            uow.tickets.log("drawer_closed", actor=principal.id, at=now, channel=CAGE, location=ds.cage,
+                            session=ds.id, expected=expected, counted=counted, variance=variance)
+            return session_view(uow, closed)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", "cage/sessions/close", counted)), fn)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=DrawerSessionView)

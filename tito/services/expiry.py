@@ -12,35 +12,35 @@ from __future__ import annotations
 import structlog
 
 from slotsys.kernel.context import ServiceContext
-from tito.adapters.repo import TicketRepo
 
 log = structlog.get_logger("tito")
 
 
-def expire_tickets(ctx: ServiceContext) -> int:
-    """Mark unredeemed tickets past their expiry as expired; returns how many. Logged per run."""
-    with ctx.uow() as uow:
-        now = ctx.clock.now()
-        repo = TicketRepo(uow.session)
-        n = repo.expire_due(now)
+class TicketExpiry:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def expire_tickets(self) -> int:
+        """Mark unredeemed tickets past their expiry as expired; returns how many. Logged per run."""
+        with self.ctx.uow() as uow:
+            now = self.ctx.clock.now()
+            n = uow.tickets.expire_due(now)
+            if n:
+                uow.tickets.log("expiry_run", actor="system:beat", at=now, expired=n)
+            uow.commit()
         if n:
-            repo.log("expiry_run", actor="system:beat", at=now, expired=n)
-        uow.commit()
-    if n:
-        log.info("tito.tickets_expired", count=n)
-    return n
+            log.info("tito.tickets_expired", count=n)
+        return n
 
-
-def release_holds(ctx: ServiceContext) -> int:
-    """Pending tickets whose machine never committed within the hold → issued; returns how many."""
-    with ctx.uow() as uow:
-        now = ctx.clock.now()
-        repo = TicketRepo(uow.session)
-        released = repo.release_expired_holds(now)
-        for tid, _vn, loc in released:
-            repo.log("released", actor="system:beat", at=now, ticket_id=tid, channel="machine", location=loc,
-                     reason="hold expired without commit")
-        uow.commit()
-    if released:
-        log.info("tito.holds_released", count=len(released))
-    return len(released)
+    def release_holds(self) -> int:
+        """Pending tickets whose machine never committed within the hold → issued; returns how many."""
+        with self.ctx.uow() as uow:
+            now = self.ctx.clock.now()
+            released = uow.tickets.release_expired_holds(now)
+            for tid, _vn, loc in released:
+                uow.tickets.log("released", actor="system:beat", at=now, ticket_id=tid, channel="machine",
+                                location=loc, reason="hold expired without commit")
+            uow.commit()
+        if released:
+            log.info("tito.holds_released", count=len(released))
+        return len(released)

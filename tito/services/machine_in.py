@@ -20,6 +20,12 @@
 ``single`` does authorise + commit in one transaction for machines without two-phase
 support (``POST /api/v1/machines/<asset>/ticket-in``). Lock order: machine row → ticket
 row → account rows.
+
+Exactly once: the caller names each request with an :class:`~slotsys.kernel.idempotency.OnceKey`
+whose fingerprint is ``("POST", "ticket-in/authorize/<asset>", number)``,
+``("POST", "ticket-in/commit/<asset>", [number, transaction_id])``,
+``("POST", "ticket-in/reject/<asset>", [number, transaction_id, reject_reason(reason)])`` or
+``("POST", "ticket-in/<asset>", number)`` (number: :func:`tito.domain.validation.compact`).
 """
 
 from __future__ import annotations
@@ -27,32 +33,33 @@ from __future__ import annotations
 import secrets
 
 from slotsys.kernel import accounts
-from slotsys.kernel.errors import Conflict, MachineLocked, ValidationFailed
-from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.checks import require_machine
-from slotsys.kernel.idempotency import fingerprint, OnceKey, run_once_dict
-from tito.adapters.repo import TicketRepo
 from slotsys.kernel import credits as promo
-from tito.domain.tickets import ISSUED, MACHINE, NONRESTRICTED_PROMO, PENDING, PROMOTIONAL
+from slotsys.kernel.checks import require_machine
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.credits import Credits
+from slotsys.kernel.errors import MachineLocked, ValidationFailed
+from slotsys.kernel.idempotency import Once, OnceKey, run_once
+from tito.domain.errors import CreditLimitExceeded, HoldExpired, HoldNotFound  # noqa: F401 (re-exported)
+from tito.domain.machines import MachineView
+from tito.domain.tickets import ISSUED, MACHINE, NONRESTRICTED_PROMO, PENDING, PROMOTIONAL, Ticket
 from tito.services import tickets as T
-from tito.settings import get_tito_settings
+from tito.services.ports import TicketMachines, TitoUnitOfWork
+from tito.services.results import TicketInAuthorisation, TicketInCredit, TicketInRejected
+from tito.settings import TitoSettings
+
+_METER_NAMES = {PROMOTIONAL: "promotional", NONRESTRICTED_PROMO: "nonrestricted"}
 
 
-class CreditLimitExceeded(Conflict):
-    """The ticket would take the machine above its credit limit: it returns the ticket (SAS
-    redemption status 0x84 "transfer amount exceeded the gaming machine credit limit")."""
-
-    code = "credit-limit-exceeded"
-    title = "Ticket amount exceeds the machine's credit limit"
+def effective_credit_limit(own: int | None, settings: TitoSettings) -> int:
+    """A machine's credit limit in won: its own, else the floor default
+    ``SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON`` (0 = none)."""
+    return own if own is not None else settings.machine_credit_limit_won
 
 
-def check_credit_limit(uow, m, amount: int) -> None:
+def check_credit_limit(credits: Credits, amount: int, limit: int) -> None:
     """Refuse (409 :class:`CreditLimitExceeded`, field ``amount``, ``reject_reason``
     ``credit_limit_exceeded``, ``sas_status`` 0x84) a ticket of ``amount`` won that would take the
-    machine's credits (cashable + restricted + non-restricted) above its credit limit: the
-    machine's ``credit_limit`` or ``SLOTSYS_TITO_MACHINE_CREDIT_LIMIT_WON``. Changes nothing."""
-    limit = credit_limit(m)
-    credits = uow.machines.credits(m.asset_number)
+    machine's ``credits`` (cashable + restricted + non-restricted) above ``limit`` (won; 0 = none)."""
     if promo.exceeds_credit_limit(credits, amount, limit):
         raise CreditLimitExceeded(
             f"₩{amount:,} on top of the credits ₩{credits.total:,} would exceed the machine's credit limit "
@@ -60,27 +67,14 @@ def check_credit_limit(uow, m, amount: int) -> None:
             sas_status=promo.SAS_CREDIT_LIMIT_EXCEEDED, amount=amount, credits=credits.total, credit_limit=limit)
 
 
-def credit_limit(m) -> int:
-    """The machine's credit limit in won (its own, else the floor default; 0 = none)."""
-    return m.credit_limit if m.credit_limit is not None else get_tito_settings().machine_credit_limit_won
+def reject_reason(reason: str | None) -> str:
+    """The reason recorded for a returned ticket (at most 100 characters; a default when none is given)."""
+    return (reason or "rejected by the machine")[:100]
 
 
-class HoldNotFound(Conflict):
-    code = "ticket-hold-not-found"
-    title = "No authorisation of this ticket is pending for this machine"
-
-
-class HoldExpired(Conflict):
-    code = "ticket-hold-expired"
-    title = "The authorisation timed out"
-
-
-def _active(m) -> None:
-    if m.status != "active":
+def _active(m: MachineView) -> None:
+    if not m.active:
         raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
-
-
-_METER_NAMES = {PROMOTIONAL: "promotional", NONRESTRICTED_PROMO: "nonrestricted"}
 
 
 def _txn(value: object) -> str:
@@ -89,63 +83,75 @@ def _txn(value: object) -> str:
     return value
 
 
-class MachineTicketIn:
-    def __init__(self, ctx: ServiceContext) -> None:
-        self.ctx = ctx
+class TicketInService:
+    """Ticket-in at a machine (the machine's own key: it acts only as itself, 403 otherwise).
 
-    def _credit(self, uow, asset: str, ticket_type: str) -> str:
+    ``settings``: hold, floor credit limit, guard; ``machines``: the slot machines; ``book``: the shared
+    ticket machinery (:class:`~tito.services.tickets.TicketBook`)."""
+
+    def __init__(self, ctx: ServiceContext, settings: TitoSettings, machines: TicketMachines,
+                 book: T.TicketBook) -> None:
+        self.ctx = ctx
+        self.settings = settings
+        self.machines = machines
+        self.book = book
+
+    def credit_limit(self, m: MachineView) -> int:
+        """The machine's credit limit in won (its own, else the floor default; 0 = none)."""
+        return effective_credit_limit(m.credit_limit, self.settings)
+
+    def _check_limit(self, uow: TitoUnitOfWork, m: MachineView, amount: int) -> None:
+        check_credit_limit(self.machines.credits(uow, m.asset_number), amount, self.credit_limit(m))
+
+    def _credit_account(self, uow: TitoUnitOfWork, asset: str, ticket_type: str) -> str:
         if ticket_type == PROMOTIONAL:
             return T.ensure_promo_meter(uow, asset)
         if ticket_type == NONRESTRICTED_PROMO:
             return T.ensure_nonrestricted_meter(uow, asset)
         return accounts.machine_credits(asset)
 
-    def _balances(self, uow, asset: str) -> dict:
-        return T.credit_view(uow.machines.credits(asset))
-
-    def _redeem(self, uow, m, t, event: str, **detail) -> dict:
+    def _redeem(self, uow: TitoUnitOfWork, m: MachineView, t: Ticket, event: str, **detail) -> TicketInCredit:
         asset = m.asset_number
-        view = T.redeem_locked(uow, self.ctx, t, channel=MACHINE, location=asset, by=asset,
-                               credit_account=self._credit(uow, asset, t.type), event=event, **detail)
-        uow.machines.add_meters(m.id, tickets_in=t.amount, tickets_in_count=1)
-        return {"machine": asset, "ticket": view, **self._balances(uow, asset)}
+        view = self.book.redeem_locked(uow, t, channel=MACHINE, location=asset, by=asset,
+                                       credit_account=self._credit_account(uow, asset, t.type), event=event, **detail)
+        self.machines.add_ticket_meters(uow, m.id, tickets_in=t.amount, tickets_in_count=1)
+        return TicketInCredit(machine=asset, ticket=view, **T.credit_view(self.machines.credits(uow, asset)))
 
     # ---------------------------------------------------------------- phase 1
     def authorize(self, principal: Principal, asset: str, raw_number: object,
-                  idem_key: str | None) -> tuple[int, dict, bool]:
-        """Hold a ticket for this machine (needs Idempotency-Key). Response: ``{"machine",
-        "validation_number", "transaction_id", "type", "amount" (won), "credit_meter"
-        ("cashable" | "promotional" (restricted) | "nonrestricted"), "hold_until", "hold_seconds"}``.
-        Refusals as in :mod:`tito.services.tickets` (expired and handpay receipts are refused here),
-        and 409 ``credit-limit-exceeded`` (field ``amount``) above the machine's credit limit."""
+                  key: OnceKey) -> Once[TicketInAuthorisation]:
+        """Hold a ticket for this machine (exactly once per ``key``). Refusals as in
+        :mod:`tito.domain.errors` (expired tickets and handpay receipts are refused here), 409
+        ``machine-locked`` for a machine that is not active, and 409 ``credit-limit-exceeded``
+        (field ``amount``) above the machine's credit limit."""
         require_machine(principal, asset)
-        hold = get_tito_settings().hold
+        hold = self.settings.hold
 
-        def run(vn: str):
-            def fn(uow) -> dict:
-                m = uow.machines.get(asset, for_update=True)
+        def run(vn: str) -> Once[TicketInAuthorisation]:
+            def fn(uow: TitoUnitOfWork) -> TicketInAuthorisation:
+                m = self.machines.lock(uow, asset)
                 _active(m)
-                t = T.lock_for_presentation(uow, self.ctx, vn, channel=MACHINE, location=asset, terminal=principal.id)
-                check_credit_limit(uow, m, t.amount)
+                t = self.book.lock_for_presentation(uow, vn, channel=MACHINE, location=asset, terminal=principal.id)
+                self._check_limit(uow, m, t.amount)
                 now = self.ctx.clock.now()
                 txn = secrets.token_hex(8)
-                repo = TicketRepo(uow.session)
-                if not repo.transition(t.id, t.status, status=PENDING, pending_location=asset, pending_txn=txn,
-                                       pending_since=now, pending_until=now + hold):
-                    raise T.TicketPendingElsewhere("ticket changed while authorising", field="validation_number")  # pragma: no cover
-                repo.log("authorised", actor=asset, at=now, ticket_id=t.id, channel=MACHINE, location=asset,
-                         transaction_id=txn, amount=t.amount)
-                return {"machine": asset, "validation_number": vn, "transaction_id": txn, "type": t.type,
-                        "amount": t.amount, "credit_meter": _METER_NAMES.get(t.type, "cashable"),
-                        "hold_until": (now + hold).isoformat(), "hold_seconds": hold.total_seconds()}
+                if not uow.tickets.hold(t.id, t.status, location=asset, transaction_id=txn, since=now,
+                                        until=now + hold):
+                    raise T.TicketPendingElsewhere("ticket changed while authorising",
+                                                   field="validation_number")  # pragma: no cover - row lock
+                uow.tickets.log("authorised", actor=asset, at=now, ticket_id=t.id, channel=MACHINE, location=asset,
+                                transaction_id=txn, amount=t.amount)
+                return TicketInAuthorisation(
+                    machine=asset, validation_number=vn, transaction_id=txn, type=t.type, amount=t.amount,
+                    credit_meter=_METER_NAMES.get(t.type, "cashable"), hold_until=(now + hold).isoformat(),
+                    hold_seconds=hold.total_seconds())
 
-            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/authorize/{asset}", vn)), fn)
+            return run_once(self.ctx, key, fn, result=TicketInAuthorisation)
 
-        r = T.presenting(self.ctx, terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
-        return r.status, r.body, r.replayed
+        return self.book.presenting(terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
 
-    def _held(self, uow, asset: str, vn: str, txn: str):
-        t = TicketRepo(uow.session).get(vn, for_update=True)
+    def _held(self, uow: TitoUnitOfWork, asset: str, vn: str, txn: str) -> Ticket:
+        t = uow.tickets.get(vn, for_update=True)
         if t is None:
             raise T.TicketNotOnFile("validation number not on file", field="validation_number")
         if t.status != PENDING or t.pending_location != asset or t.pending_txn != txn:
@@ -156,80 +162,75 @@ class MachineTicketIn:
 
     # ---------------------------------------------------------------- phase 2
     def commit(self, principal: Principal, asset: str, raw_number: object, transaction_id: object,
-               idem_key: str | None) -> tuple[int, dict, bool]:
-        """The machine stacked the ticket: pay it onto the credit (or promo) meter (Idempotency-Key).
+               key: OnceKey) -> Once[TicketInCredit]:
+        """The machine stacked the ticket: pay it onto the credit (or promo) meter (exactly once per ``key``).
 
         409 ``ticket-hold-not-found`` if this machine holds no such authorisation (rejected,
         released, or taken by another channel after the hold), 409 ``ticket-hold-expired``
-        if the hold has passed. Response: ``{"machine", "ticket", "credits", "promo_credits"}``.
+        if the hold has passed, 409 ``credit-limit-exceeded`` if credits came in meanwhile.
         """
         require_machine(principal, asset)
         vn = T.parse_number(raw_number)
         txn = _txn(transaction_id)
 
-        def fn(uow) -> dict:
-            m = uow.machines.get(asset, for_update=True)
+        def fn(uow: TitoUnitOfWork) -> TicketInCredit:
+            m = self.machines.lock(uow, asset)
             t = self._held(uow, asset, vn, txn)
             now = self.ctx.clock.now()
+            assert t.pending_until is not None
             if t.pending_until <= now:
                 raise HoldExpired(f"the hold ended at {t.pending_until.isoformat()}: return the ticket to the player",
                                   field="transaction_id", hold_until=t.pending_until.isoformat())
-            check_credit_limit(uow, m, t.amount)  # credits may have come in since the authorisation
+            self._check_limit(uow, m, t.amount)  # credits may have come in since the authorisation
             return self._redeem(uow, m, t, "committed", transaction_id=txn)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/commit/{asset}", [vn, txn])), fn)
-        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
-            self.ctx.metrics.ticket_redeemed("machine", r.body["ticket"]["amount"])
-        return r.status, r.body, r.replayed
+        once = run_once(self.ctx, key, fn, result=TicketInCredit)
+        if not once.replayed:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("machine", once.result.ticket.amount)
+        return once
 
     def reject(self, principal: Principal, asset: str, raw_number: object, transaction_id: object, reason: str | None,
-               idem_key: str | None) -> tuple[int, dict, bool]:
-        """The machine returned the ticket: ``pending → issued`` (Idempotency-Key). A hold that
+               key: OnceKey) -> Once[TicketInRejected]:
+        """The machine returned the ticket: ``pending → issued`` (exactly once per ``key``). A hold that
         already ended is acknowledged the same way. 409 ``ticket-hold-not-found`` if the
         ticket was meanwhile redeemed or is held by another machine or transaction."""
         require_machine(principal, asset)
         vn = T.parse_number(raw_number)
         txn = _txn(transaction_id)
-        reason = (reason or "rejected by the machine")[:100]
+        why = reject_reason(reason)
 
-        def fn(uow) -> dict:
-            repo = TicketRepo(uow.session)
-            t = repo.get(vn, for_update=True)
+        def fn(uow: TitoUnitOfWork) -> TicketInRejected:
+            t = uow.tickets.get(vn, for_update=True)
             if t is None:
                 raise T.TicketNotOnFile("validation number not on file", field="validation_number")
             if t.status == PENDING and t.pending_location == asset and t.pending_txn == txn:
-                repo.transition(t.id, PENDING, status=ISSUED, pending_location=None, pending_txn=None,
-                                pending_until=None, pending_since=None)
+                uow.tickets.release_hold(t.id)
             elif not (t.status == ISSUED and t.pending_txn is None):
-                raise HoldNotFound(f"ticket is {t.status}: nothing to reject", field="transaction_id", ticket_status=t.status)
-            now = self.ctx.clock.now()
-            repo.log("rejected", actor=asset, at=now, ticket_id=t.id, channel=MACHINE, location=asset,
-                     transaction_id=txn, reason=reason)
-            return {"machine": asset, "validation_number": vn, "status": ISSUED, "reason": reason}
+                raise HoldNotFound(f"ticket is {t.status}: nothing to reject", field="transaction_id",
+                                   ticket_status=t.status)
+            uow.tickets.log("rejected", actor=asset, at=self.ctx.clock.now(), ticket_id=t.id, channel=MACHINE,
+                            location=asset, transaction_id=txn, reason=why)
+            return TicketInRejected(machine=asset, validation_number=vn, status=ISSUED, reason=why)
 
-        r = run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/reject/{asset}", [vn, txn, reason])), fn)
-        return r.status, r.body, r.replayed
+        return run_once(self.ctx, key, fn, result=TicketInRejected)
 
     # ------------------------------------------------------------ single call
-    def single(self, principal: Principal, asset: str, raw_number: object,
-               idem_key: str | None) -> tuple[int, dict, bool]:
-        """Authorise and commit in one transaction (machines without two-phase ticket-in).
-
-        Response: ``{"machine", "ticket", "credits", "promo_credits"}``; refusals as authorise.
-        """
+    def single(self, principal: Principal, asset: str, raw_number: object, key: OnceKey) -> Once[TicketInCredit]:
+        """Authorise and commit in one transaction (machines without two-phase ticket-in; exactly once per
+        ``key``). Refusals as :meth:`authorize`."""
         require_machine(principal, asset)
 
-        def run(vn: str):
-            def fn(uow) -> dict:
-                m = uow.machines.get(asset, for_update=True)
+        def run(vn: str) -> Once[TicketInCredit]:
+            def fn(uow: TitoUnitOfWork) -> TicketInCredit:
+                m = self.machines.lock(uow, asset)
                 _active(m)
-                t = T.lock_for_presentation(uow, self.ctx, vn, channel=MACHINE, location=asset, terminal=principal.id)
-                check_credit_limit(uow, m, t.amount)
+                t = self.book.lock_for_presentation(uow, vn, channel=MACHINE, location=asset, terminal=principal.id)
+                self._check_limit(uow, m, t.amount)
                 return self._redeem(uow, m, t, "redeemed")
 
-            return run_once_dict(self.ctx, OnceKey(principal.id, idem_key, fingerprint("POST", f"ticket-in/{asset}", vn)), fn, write_behind=True)
+            return run_once(self.ctx, key, fn, result=TicketInCredit, write_behind=True)
 
-        r = T.presenting(self.ctx, terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
-        if not r.replayed and r.status < 300:  # after the commit; nothing for a replay
-            self.ctx.metrics.ticket_redeemed("machine", r.body["ticket"]["amount"])
-        return r.status, r.body, r.replayed
+        once = self.book.presenting(terminal=principal.id, channel=MACHINE, location=asset, raw=raw_number, run=run)
+        if not once.replayed:  # after the commit; nothing for a replay
+            self.ctx.metrics.ticket_redeemed("machine", once.result.ticket.amount)
+        return once

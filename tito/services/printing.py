@@ -10,35 +10,35 @@ mistyped number.
 
 from __future__ import annotations
 
-from slotsys.kernel.errors import Forbidden
-from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.checks import require_role
-from tito.adapters.repo import TicketRepo
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.errors import Forbidden
 from tito.domain.printable import TicketFace, ticket_pdf, ticket_png
 from tito.services import tickets as T
-from tito.settings import get_tito_settings
+from tito.settings import TitoSettings
 
 
 class TicketPrinting:
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, settings: TitoSettings) -> None:
         self.ctx = ctx
+        self.settings = settings
 
     def face(self, principal: Principal, raw_number: object) -> TicketFace:
+        """What the ticket's face shows (403 for a machine that did not issue it, or a staff role not listed)."""
         vn = T.parse_number(raw_number)
         if principal.kind == "staff":
             require_role(principal, "cashier", "attendant", "supervisor", "operator", "auditor")
         with self.ctx.uow(readonly=True) as uow:
-            t = TicketRepo(uow.session).get(vn)
+            t = uow.tickets.get(vn)
             if t is None:
                 raise T.TicketNotOnFile("validation number not on file", field="validation_number")
             if principal.kind == "machine" and principal.name != t.issued_by:
                 raise Forbidden("a machine may print only the tickets it issued")
-            settings = self.ctx.settings
-            days = max(1, round((t.expires_at - t.issued_at).total_seconds() / 86_400))
+            floor = self.ctx.settings
             return TicketFace(
-                casino_name=settings.casino_name, casino_site=settings.casino_site, ticket_type=t.type,
-                validation_number=vn, amount=t.amount, issued_at=t.issued_at.astimezone(get_tito_settings().tz),
-                issued_by=t.issued_by, sequence=t.sequence, void_after_days=days,
+                casino_name=floor.casino_name, casino_site=floor.casino_site, ticket_type=t.type,
+                validation_number=vn, amount=t.amount, issued_at=t.issued_at.astimezone(self.settings.tz),
+                issued_by=t.issued_by, sequence=t.sequence, void_after_days=t.validity_days,
             )
 
     def png(self, principal: Principal, raw_number: object, dpi: int = 300) -> bytes:

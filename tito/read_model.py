@@ -1,4 +1,5 @@
-"""TITO reports for the auditor (GLI-13 via NY 5317.38 / OK 325:85-21-18; G2S voucher class).
+"""TITO reports for the auditor (GLI-13 via NY 5317.38 / OK 325:85-21-18; G2S voucher class): the queries
+(SQLAlchemy over TITO's tables) and :class:`TicketReports`, the read-side use case the routes call.
 
 Every report takes an inclusive range of casino-local dates ``from``..``to`` (ISO
 ``YYYY-MM-DD``; default today; at most 366 days) where it is dated, and returns integer won:
@@ -12,24 +13,79 @@ Every report takes an inclusive range of casino-local dates ``from``..``to`` (IS
 - ``reconciliation``: each machine's tickets-out / tickets-in meters against the tickets on file;
 - ``security``: unknown and mistyped presentations, refusals and terminal lock-outs, validation-ID
   rotations, and each SAS machine whose tickets arrived out of sequence (``sas_sequence``).
+
+The grouping is pure (:mod:`tito.domain.reports`); the machines' meters come through
+:class:`tito.services.ports.TicketMachines`.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
 
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
 from slotsys.kernel import accounts
-from slotsys.kernel.errors import ValidationFailed
-from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.checks import require_role
-from tito.adapters.repo import TicketRepo
-from tito.adapters.tables import Ticket
+from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.errors import ValidationFailed
+from tito.adapters.tables import Ticket, TicketEvent
 from tito.domain import reports as R
-from tito.domain.tickets import EXPIRED, ISSUED, OUTSTANDING_STATES, PENDING
-from tito.domain.validation import sequence_breaks
-from tito.settings import get_tito_settings
+from tito.domain.tickets import EXPIRED, ISSUED, MACHINE, OUTSTANDING_STATES, PENDING, REDEEMED
+from tito.services.ports import TicketMachines
+from tito.settings import TitoSettings
 
 MAX_DAYS = 366
+
+
+# ------------------------------------------------------------------ queries
+def issued_between(s: Session, since: datetime, until: datetime) -> list[R.IssuedRow]:
+    return [R.IssuedRow(*r) for r in s.execute(
+        select(Ticket.issued_at, Ticket.issued_by, Ticket.type, Ticket.amount)
+        .where(Ticket.issued_at >= since, Ticket.issued_at < until))]
+
+
+def redeemed_between(s: Session, since: datetime, until: datetime) -> list[R.RedeemedRow]:
+    return [R.RedeemedRow(*r) for r in s.execute(
+        select(Ticket.redeemed_at, Ticket.redeemed_channel, Ticket.redeemed_location, Ticket.type, Ticket.amount)
+        .where(Ticket.status == REDEEMED, Ticket.redeemed_at >= since, Ticket.redeemed_at < until))]
+
+
+def tickets_where(s: Session, *conditions, limit: int = 10_000) -> list[Ticket]:
+    """Ticket rows by issue time, issuer and sequence."""
+    return list(s.scalars(
+        select(Ticket).where(*conditions).order_by(Ticket.issued_at, Ticket.issued_by, Ticket.sequence).limit(limit)))
+
+
+def events_of_kind(s: Session, kinds: tuple[str, ...], since: datetime, until: datetime,
+                   limit: int = 1000) -> list[TicketEvent]:
+    return list(s.scalars(
+        select(TicketEvent).where(TicketEvent.kind.in_(kinds), TicketEvent.at >= since, TicketEvent.at < until)
+        .order_by(TicketEvent.id).limit(limit)))
+
+
+def sas_tickets_between(s: Session, since: datetime, until: datetime) -> list[tuple[str, str, int | None, int]]:
+    """(machine asset, validation number, ID generation, SAS sequence) of the SAS tickets issued
+    in [since, until), per machine in arrival order (ticket id)."""
+    return [tuple(r) for r in s.execute(  # type: ignore[misc]
+        select(Ticket.issued_by, Ticket.validation_number, Ticket.sas_generation, Ticket.sas_sequence)
+        .where(Ticket.scheme == "sas", Ticket.sas_sequence.is_not(None), Ticket.issued_at >= since,
+               Ticket.issued_at < until)
+        .order_by(Ticket.issued_by, Ticket.id))]
+
+
+def machine_ticket_totals(s: Session) -> tuple[dict[int, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """The tickets on file per machine: (count, won) printed (cashable + promotional) by issuing machine id,
+    and (count, won) accepted by the asset number of the machine that redeemed them."""
+    issued = {int(mid): (int(n), int(won)) for mid, n, won in s.execute(
+        select(Ticket.issued_machine_id, func.count(), func.coalesce(func.sum(Ticket.amount), 0))
+        .where(Ticket.issued_machine_id.is_not(None), Ticket.type.in_(("cashable", "promotional")))
+        .group_by(Ticket.issued_machine_id))}
+    accepted = {loc: (int(n), int(won)) for loc, n, won in s.execute(
+        select(Ticket.redeemed_location, func.count(), func.coalesce(func.sum(Ticket.amount), 0))
+        .where(Ticket.status == REDEEMED, Ticket.redeemed_channel == MACHINE)
+        .group_by(Ticket.redeemed_location))}
+    return issued, accepted
 
 
 def _row(t: Ticket, **extra) -> R.TicketRow:
@@ -37,12 +93,19 @@ def _row(t: Ticket, **extra) -> R.TicketRow:
                        t.expires_at, tuple(extra.items()))
 
 
+# ------------------------------------------------------------------ the reports
 class TicketReports:
-    def __init__(self, ctx: ServiceContext) -> None:
+    """The auditor's reports (auditor; the security report also for supervisors), as plain JSON-able dicts.
+
+    ``settings``: the casino time zone; ``machines``: the machines' ticket meters (reconciliation)."""
+
+    def __init__(self, ctx: ServiceContext, settings: TitoSettings, machines: TicketMachines) -> None:
         self.ctx = ctx
+        self.settings = settings
+        self.machines = machines
 
     def _range(self, start: str | None, end: str | None) -> tuple[date, date, datetime, datetime]:
-        tz = get_tito_settings().tz
+        tz = self.settings.tz
         today = self.ctx.clock.now().astimezone(tz).date()
         days = []
         for name, raw in (("from", start), ("to", end)):
@@ -50,7 +113,7 @@ class TicketReports:
                 days.append(today)
                 continue
             try:
-                days.append(date.fromisoformat(raw))
+                days.append(date.fromisoformat(raw))  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 raise ValidationFailed(f"{name} must be a date YYYY-MM-DD, got {raw!r}", field=name) from None
         first, last = days
@@ -64,8 +127,8 @@ class TicketReports:
         return first, last, since, until
 
     def _head(self, kind: str, first: date | None = None, last: date | None = None) -> dict:
-        head = {"report": kind, "generated_at": self.ctx.clock.now().isoformat(), "timezone": get_tito_settings().timezone}
-        if first is not None:
+        head = {"report": kind, "generated_at": self.ctx.clock.now().isoformat(), "timezone": self.settings.timezone}
+        if first is not None and last is not None:
             head.update({"from": first.isoformat(), "to": last.isoformat()})
         return head
 
@@ -73,26 +136,25 @@ class TicketReports:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
         with self.ctx.uow(readonly=True) as uow:
-            rows = [R.IssuedRow(*r) for r in TicketRepo(uow.session).issued_between(since, until)]
-        return {**self._head("issued", first, last), **R.group_issued(rows, get_tito_settings().tz)}
+            rows = issued_between(uow.session, since, until)
+        return {**self._head("issued", first, last), **R.group_issued(rows, self.settings.tz)}
 
     def redeemed(self, principal: Principal, start: str | None, end: str | None) -> dict:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
         with self.ctx.uow(readonly=True) as uow:
-            rows = [R.RedeemedRow(*r) for r in TicketRepo(uow.session).redeemed_between(since, until)]
-        return {**self._head("redeemed", first, last), **R.group_redeemed(rows, get_tito_settings().tz)}
+            rows = redeemed_between(uow.session, since, until)
+        return {**self._head("redeemed", first, last), **R.group_redeemed(rows, self.settings.tz)}
 
     def outstanding(self, principal: Principal) -> dict:
         require_role(principal, "auditor")
         now = self.ctx.clock.now()
         with self.ctx.uow(readonly=True) as uow:
-            repo = TicketRepo(uow.session)
-            tickets = repo.list_where(Ticket.status.in_(OUTSTANDING_STATES), limit=1_000_000)
+            tickets = tickets_where(uow.session, Ticket.status.in_(OUTSTANDING_STATES), limit=1_000_000)
             ledger = uow.ledger.balance(accounts.TICKETS_OUTSTANDING)
             rows = [_row(t, expired=t.status == EXPIRED or (t.status in (ISSUED, PENDING) and t.expires_at <= now))
                     for t in tickets]
-        out = R.outstanding_by_date(rows, get_tito_settings().tz)
+        out = R.outstanding_by_date(rows, self.settings.tz)
         out["ledger_outstanding"] = ledger
         out["agrees"] = ledger == out["total"]["amount"]
         return {**self._head("outstanding"), **out}
@@ -102,13 +164,12 @@ class TicketReports:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
         now = self.ctx.clock.now()
-        tz = get_tito_settings().tz
+        tz = self.settings.tz
         with self.ctx.uow(readonly=True) as uow:
-            repo = TicketRepo(uow.session)
-            unpaid = repo.list_where(Ticket.status.in_(OUTSTANDING_STATES), Ticket.expires_at >= since,
-                                     Ticket.expires_at < min(until, now))
-            honoured = repo.list_where(Ticket.status == "redeemed", Ticket.expiry_override_by.is_not(None),
-                                       Ticket.redeemed_at >= since, Ticket.redeemed_at < until)
+            unpaid = tickets_where(uow.session, Ticket.status.in_(OUTSTANDING_STATES), Ticket.expires_at >= since,
+                                   Ticket.expires_at < min(until, now))
+            honoured = tickets_where(uow.session, Ticket.status == REDEEMED, Ticket.expiry_override_by.is_not(None),
+                                     Ticket.redeemed_at >= since, Ticket.redeemed_at < until)
             unpaid_rows = [R.ticket_dict(_row(t), tz) for t in unpaid]
             honoured_rows = [R.ticket_dict(_row(t, redeemed_at=t.redeemed_at.isoformat(), redeemed_by=t.redeemed_by,
                                                 approved_by=t.expiry_override_by,
@@ -122,10 +183,10 @@ class TicketReports:
     def voided(self, principal: Principal, start: str | None, end: str | None) -> dict:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
-        tz = get_tito_settings().tz
+        tz = self.settings.tz
         with self.ctx.uow(readonly=True) as uow:
-            voids = TicketRepo(uow.session).list_where(Ticket.status == "voided", Ticket.voided_at >= since,
-                                                       Ticket.voided_at < until)
+            voids = tickets_where(uow.session, Ticket.status == "voided", Ticket.voided_at >= since,
+                                  Ticket.voided_at < until)
             rows = [R.ticket_dict(_row(t, voided_at=t.voided_at.isoformat(), voided_by=t.voided_by,
                                        reason=t.void_reason, breakage=t.expires_at <= t.voided_at), tz) for t in voids]
         return {**self._head("voided", first, last), "tickets": rows, "count": len(rows),
@@ -135,11 +196,10 @@ class TicketReports:
     def reconciliation(self, principal: Principal) -> dict:
         require_role(principal, "auditor")
         with self.ctx.uow(readonly=True) as uow:
-            totals = TicketRepo(uow.session).machine_ticket_totals()
+            issued, accepted = machine_ticket_totals(uow.session)
             machines = []
-            for m in uow.machines.all(include_retired=True):  # a retired machine's tickets still count
-                t = totals.get(m.id, {})
-                (ic, ia), (ac, aa) = t.get("issued", (0, 0)), t.get("accepted", (0, 0))
+            for m in self.machines.ticket_meters(uow):  # a retired machine's tickets still count
+                (ic, ia), (ac, aa) = issued.get(m.id, (0, 0)), accepted.get(m.asset_number, (0, 0))
                 machines.append(R.MachineMeters(m.asset_number, m.tickets_out, m.tickets_out_count, m.tickets_in,
                                                 m.tickets_in_count, ia, ic, aa, ac))
         return {**self._head("reconciliation"), **R.reconcile_machines(machines)}
@@ -150,9 +210,8 @@ class TicketReports:
         kinds = ("unknown_presented", "mistyped_presented", "refused", "terminal_locked", "voided", "expiry_override",
                  "validation_id_rotated", "validation_id_set")
         with self.ctx.uow(readonly=True) as uow:
-            repo = TicketRepo(uow.session)
-            events = repo.events_of_kind(kinds, since, until, limit=5000)
-            sas = repo.sas_tickets_between(since, until)
+            events = events_of_kind(uow.session, kinds, since, until, limit=5000)
+            sas = sas_tickets_between(uow.session, since, until)
             rows = [{"kind": e.kind, "at": e.at.isoformat(), "terminal": e.actor, "channel": e.channel,
                      "location": e.location, "validation_number": e.validation_number, **(e.detail or {})}
                     for e in events]
@@ -160,22 +219,4 @@ class TicketReports:
         for r in rows:
             counts[r["kind"]] = counts.get(r["kind"], 0) + 1
         return {**self._head("security", first, last), "counts": counts, "events": rows,
-                "sas_sequence": sas_sequence_check(sas)}
-
-
-def sas_sequence_check(rows) -> dict:
-    """Per SAS machine, its tickets of the period in arrival order checked against its sequence
-    (:func:`tito.domain.validation.sequence_breaks`): ``flagged`` lists each machine with a gap, a
-    repeat or a backwards jump — tickets printed and never reported, or numbers someone computed
-    and got printed — with the tickets that broke the chain. A chain restarts at each rotation of
-    the machine's validation ID; the first ticket of the period has no predecessor here."""
-    by_machine: dict[str, list[tuple[str, int, int]]] = {}
-    for asset, vn, gen, seq in rows:
-        by_machine.setdefault(asset, []).append((vn, gen or 0, seq))
-    flagged = []
-    for asset, tickets in sorted(by_machine.items()):
-        breaks = sequence_breaks(tickets)
-        if breaks:
-            flagged.append({"machine": asset, "tickets": len(tickets), "breaks": breaks,
-                            "kinds": sorted({b["kind"] for b in breaks})})
-    return {"machines_checked": len(by_machine), "tickets_checked": len(rows), "flagged": flagged}
+                "sas_sequence": R.sas_sequence_check(sas)}
