@@ -55,23 +55,20 @@ def worker(url: str, machines: list[tuple[str, str]], seconds: float, mode: str,
     from slotsys.kernel.idempotency import OnceKey, fingerprint
 
     svc = build_services(_settings(url))
+    wagers = svc.jackpots.wagers  # the port the floor's spin records its wagers through
     if mode == "no-jackpot":  # the floor's own spin path, without the jackpot part: its ceiling
-        import jackpot_controller.services.spin as jspin
-
-        jspin.on_wager = lambda *a, **k: ([], 0)
+        wagers.on_wager = lambda *a, **k: ([], 0)
     if mode == "hot-rows":  # the in-transaction design's locks: the machine's five level rows, held to commit
-        import jackpot_controller.services.spin as jspin
+        real = wagers.on_wager
 
-        real = jspin.on_wager
-
-        def on_wager(uow, ctx, machine, bet_won, game_number, outcome):
+        def on_wager(uow, machine, bet_won, game_number, outcome):
             uow.session.execute(text("SELECT id FROM jackpot_levels WHERE zone = :z OR zone IS NULL ORDER BY id FOR UPDATE"),
                                 {"z": machine.zone})
             uow.session.execute(text("UPDATE jackpot_levels SET updated_at = now() WHERE zone = :z OR zone IS NULL"),
                                 {"z": machine.zone})
-            return real(uow, ctx, machine, bet_won, game_number, outcome)
+            return real(uow, machine, bet_won, game_number, outcome)
 
-        jspin.on_wager = on_wager
+        wagers.on_wager = on_wager
     counts, lat = [0] * len(machines), []
     lock = threading.Lock()
     barrier.wait()
@@ -95,8 +92,8 @@ def worker(url: str, machines: list[tuple[str, str]], seconds: float, mode: str,
         t.start()
     for t in ts:
         t.join()
-    svc.jackpots.fold_all()
-    svc.jackpots.stop()
+    svc.jackpots.sequencer.fold_all()
+    svc.jackpots.sequencer.stop()
     out.put((sum(counts), lat))
 
 
@@ -124,7 +121,7 @@ def main() -> None:
     import sqlalchemy as sa
 
     from jackpot_controller.adapters.tables import JackpotLevel
-    from jackpot_controller.services.levels import params_of
+    from jackpot_controller.domain.records import params_of
     from slotsys.kernel.adapters.db import make_engine
     from slotsys.app.bootstrap import build_services
     from slotsys.kernel import ledger as L

@@ -76,7 +76,7 @@ def main() -> None:
     try:
         upgrade(url)
         svc = build_services(Settings(database_url=url, redis_url=None, celery_eager=True, log_level="WARNING"))
-        svc.jackpots.stop()
+        svc.jackpots.sequencer.stop()
         creds = seed_demo(svc)
         mass = [m["asset"] for m in creds["machines"] if m["zone"] == "MASS"]
         engine = make_engine(url)

@@ -12,7 +12,7 @@ from apiflask import APIBlueprint
 from flask import request
 from pydantic import Field
 
-from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, idem_key, principal, reply, services
+from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, once_key, principal, reply_once, services
 from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.kernel.api.streaming import sse_response
 from slotsys.kernel.checks import require_role
@@ -79,18 +79,25 @@ def _body(model) -> dict:
     return model.model_dump(exclude_unset=True)
 
 
+def _json(result) -> dict:
+    """A use case's result model as the JSON it answers."""
+    return result.model_dump(mode="json")
+
+
 @bp.get("/levels")
 @bp.doc(summary="Levels with their live values (any authenticated caller; staff also see reserve and "
                 "pending changes)", **AUTH_DOC)
 def levels():
-    return services().jackpots.levels(principal())
+    return services().jackpots.reads.levels(principal())
 
 
 @bp.post("/levels")
 @bp.input(LevelIn, arg_name="body")
 @bp.doc(summary="Create a level (operator; Idempotency-Key): standalone, linked or mystery", **AUTH_DOC)
 def create_level(body: LevelIn):
-    return reply(*services().jackpots.create_level(principal(), _body(body), idem_key()))
+    b = _body(body)
+    return reply_once(services().jackpots.admin.create_level(principal(), b, once_key("jackpots/levels", b)),
+                      status=201)
 
 
 @bp.get("/levels/<code>")
@@ -98,28 +105,30 @@ def create_level(body: LevelIn):
                 "attendant)", **AUTH_DOC)
 def level(code: str):
     require_role(principal(), "operator", "auditor", "attendant")
-    return services().jackpots.level(code)
+    return services().jackpots.reads.level(code)
 
 
 @bp.patch("/levels/<code>")
 @bp.input(LevelPatch, arg_name="body")
 @bp.doc(summary="Edit a level (operator): the name now, parameters after its next hit", **AUTH_DOC)
 def edit_level(code: str, body: LevelPatch):
-    return services().jackpots.edit_level(principal(), code, _body(body))
+    b = _body(body)
+    reason = b.pop("reason", "") or ""
+    return _json(services().jackpots.admin.edit_level(principal(), code, b, reason))
 
 
 @bp.post("/levels/<code>/pause")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Pause a level: no contributions, no hits (operator)", **AUTH_DOC)
 def pause(code: str, body: ReasonIn):
-    return services().jackpots.pause(principal(), code, True, body.reason)
+    return _json(services().jackpots.admin.pause(principal(), code, True, body.reason))
 
 
 @bp.post("/levels/<code>/resume")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Resume a paused level (operator)", **AUTH_DOC)
 def resume(code: str, body: ReasonIn):
-    return services().jackpots.pause(principal(), code, False, body.reason)
+    return _json(services().jackpots.admin.pause(principal(), code, False, body.reason))
 
 
 @bp.post("/levels/<code>/corrections")
@@ -127,7 +136,8 @@ def resume(code: str, body: ReasonIn):
 @bp.doc(summary="Correct a level's value with a reason (operator; Idempotency-Key; logged for auditors)",
         **AUTH_DOC)
 def correct(code: str, body: CorrectionIn):
-    return reply(*services().jackpots.correct(principal(), code, body.value, body.reason, idem_key()))
+    key = once_key(f"jackpots/levels/{code}/corrections", [body.value, body.reason])
+    return reply_once(services().jackpots.admin.correct(principal(), code, body.value, body.reason, key))
 
 
 class HitsQuery(ExportQuery):
@@ -149,20 +159,20 @@ class StreamQuery(QueryModel):
         **AUTH_DOC)
 def hits(query: HitsQuery):
     require_role(principal(), "operator", "auditor", "attendant")
-    return report(services().jackpots.hits(limit=query.limit, level=query.level), query, "hits")
+    return report(services().jackpots.reads.hits(limit=query.limit, level=query.level), query, "hits")
 
 
 @bp.get("/handpays")
 @bp.doc(summary="Hits waiting for a handpay or a verification (attendant, operator)", **AUTH_DOC)
 def handpays():
     require_role(principal(), "attendant", "operator", "auditor")
-    return services().jackpots.handpays()
+    return services().jackpots.reads.handpays()
 
 
 @bp.post("/hits/<int:hit_id>/handpay")
 @bp.doc(summary="Pay a jackpot handpay in cash and reset the machine (attendant; Idempotency-Key)", **AUTH_DOC)
 def handpay(hit_id: int):
-    return reply(*services().jackpots.pay_handpay(principal(), hit_id, idem_key()))
+    return reply_once(services().jackpots.awards.pay_handpay(principal(), hit_id, once_key(f"jackpots/hits/{hit_id}/handpay")))
 
 
 @bp.post("/hits/<int:hit_id>/verify")
@@ -170,7 +180,8 @@ def handpay(hit_id: int):
 @bp.doc(summary="Resolve an over-maximum award: pay (handpay) or void (to overflow), with a reason "
                 "(operator; Idempotency-Key)", **AUTH_DOC)
 def verify(hit_id: int, body: VerifyIn):
-    return reply(*services().jackpots.verify(principal(), hit_id, body.decision, body.reason, idem_key()))
+    key = once_key(f"jackpots/hits/{hit_id}/verify", [body.decision, body.reason])
+    return reply_once(services().jackpots.awards.verify(principal(), hit_id, body.decision, body.reason, key))
 
 
 @bp.get("/events")
@@ -179,14 +190,14 @@ def verify(hit_id: int, body: VerifyIn):
                 "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE", **AUTH_DOC)
 def events(query: EventsQuery):
     require_role(principal(), "auditor", "operator")
-    return services().jackpots.events(limit=query.limit, level=query.level)
+    return services().jackpots.reads.events(limit=query.limit, level=query.level)
 
 
 @bp.get("/queue")
 @bp.doc(summary="The sequencer's queue: wagers waiting to be folded (operator, auditor)", **AUTH_DOC)
 def queue():
     require_role(principal(), "operator", "auditor")
-    return services().jackpots.queue()
+    return services().jackpots.reads.queue()
 
 
 @bp.post("/machines/<asset>/zone")
@@ -194,7 +205,7 @@ def queue():
 @bp.doc(summary="Move a machine to another zone; its levels change at each level's next reset (operator)",
         **AUTH_DOC)
 def move_machine(asset: str, body: ZoneIn):
-    return services().jackpots.move_machine(principal(), asset, body.zone)
+    return _json(services().jackpots.admin.move_machine(principal(), asset, body.zone))
 
 
 @bp.get("/stream")
@@ -210,10 +221,10 @@ def stream(query: StreamQuery):
 def signage_feed(svc):
     """The live signage feed of the process's ``svc``: its subscription to the jackpot channel and the SSE frames."""
     from jackpot_controller.adapters.stream import subscribe
-    from jackpot_controller.services.controller import CHANNEL
+    from jackpot_controller.domain.signage import CHANNEL
 
     def feed(heartbeat_s: float, max_seconds: float):
         sub = subscribe(svc.publisher, svc.settings.redis_url, CHANNEL)
-        return sub, svc.jackpots.stream(sub, heartbeat_s=heartbeat_s, max_seconds=max_seconds)
+        return sub, svc.jackpots.signage.stream(sub, heartbeat_s=heartbeat_s, max_seconds=max_seconds)
 
     return feed

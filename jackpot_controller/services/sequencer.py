@@ -2,8 +2,8 @@
 
 Why (docs/architecture.md "Where the hit is decided"): a spin that locked the pool rows held
 them for its whole transaction (≈ 10 statements and a commit), so every spin on the floor
-queued behind every other on the same rows. Now the spin only INSERTs its wager
-(:func:`jackpot_controller.services.spin.on_wager`) and a fold applies the recorded wagers:
+queued behind every other on the same rows. The spin only INSERTs its wager
+(:class:`jackpot_controller.services.spin.WagerRecorder`) and a fold applies the recorded wagers:
 
 1. lock every level row (id order): folds and operator edits serialise; spins never wait
    (lock order: level rows → the winners' machine rows, KEY SHARE, for the hits' foreign keys →
@@ -22,11 +22,12 @@ first has committed). Nothing is lost: the wager row is committed with the spin,
 unfolded until a fold commits; a crash anywhere rolls the fold back whole. Triggers persist on
 the level rows; a restarted process folds the queue with the same triggers.
 
-Where folds run: inside the spin's own transaction in the embedded SQLite default (its writers
-serialise anyway, so the spin's response carries its award), and in production in a sequencer
-thread of every web process (kicked after each spin commits, folding at most every
-``fold_interval_s``) plus the Celery beat task ``jackpot_controller.fold`` every second, so wagers
-are folded within a second even if the process that recorded them died.
+Where folds run (``SLOTSYS_JACKPOT_SEQUENCER``): inside the spin's own transaction in the embedded SQLite
+default (``in_spin``; its writers serialise anyway, so the spin's response carries its award); in production
+in a sequencer thread of every web process (``async``: kicked after each spin commits, folding at most every
+``fold_interval_s``) or in a dedicated ``slotsys sequencer`` process holding the floor's lease (``process``),
+plus the Celery beat task ``jackpot_controller.fold`` every second, so wagers are folded within a second even
+if the process that recorded them died.
 """
 
 from __future__ import annotations
@@ -35,42 +36,51 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from datetime import datetime, timedelta
+from typing import Callable
 
 import structlog
 
-from jackpot_controller.adapters.tables import JackpotFold, JackpotHit
 from jackpot_controller.domain.pool import HitDecision, Pool, Wager
 from jackpot_controller.domain.pool import fold as fold_pure
-from jackpot_controller.services.levels import ensure_accounts, pool_of, write_pool
+from jackpot_controller.domain.records import EPOCH, Hit, Level, pending_of, params_of
+from jackpot_controller.services.levels import ensure_accounts
+from jackpot_controller.services.ports import CardedPlayers, JackpotUnitOfWork, Lease, MachinePort
+from jackpot_controller.services.signage import Signage
+from jackpot_controller.settings import JackpotSettings
 from slotsys.kernel import ledger as L
-
-if TYPE_CHECKING:  # pragma: no cover
-    from jackpot_controller.services.controller import JackpotService
+from slotsys.kernel.context import ServiceContext
 
 log = structlog.get_logger("jackpot_controller.sequencer")
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-try:  # player tracking (loyalty) records carded sessions; the hit names the carded player
-    from slotsys.players.adapters.tables import PlayerSession
-except ImportError:  # pragma: no cover - loyalty not installed
-    PlayerSession = None
 
 
 @dataclass
 class FoldResult:
+    """One fold: how many wagers it applied, the hits it decided (records and decisions, in order), its id and
+    journal entry (None when nothing moved a whole won)."""
+
     folded: int = 0
-    hits: list[JackpotHit] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
     decisions: list[HitDecision] = field(default_factory=list)
     fold_id: int | None = None
     entry_id: int | None = None
 
 
-def _zone_of(moves: dict[int, list[tuple[datetime, str]]]):
+def pool_of(level: Level, open_claims: list[int] | None = None) -> Pool:
+    """A level's working state for the pure fold."""
+    return Pool(
+        id=level.id, code=level.code, params=params_of(level), pending=pending_of(level), paused=level.paused,
+        value_milli=level.value_milli, trigger_milli=level.trigger_milli, cycle=level.cycle,
+        reserve_milli=level.reserve_milli, overflow_milli=level.overflow_milli, coin_in=level.qualifying_coin_in,
+        contributed_milli=level.contributed_milli, hits=level.hits, total_won=level.total_won,
+        seeded_won=level.seeded_won, cycle_started=level.cycle_started_at, open_claims=list(open_claims or []),
+    )
+
+
+def zone_of(moves: dict[int, list[tuple[datetime, str]]]):
     """A moved machine counts, for each level, in the zone it had when the level's cycle began."""
 
-    def zone_of(pool: Pool, w: Wager) -> str:
+    def of(pool: Pool, w: Wager) -> str:
         history = moves.get(w.machine_id)
         if not history:
             return w.zone
@@ -81,85 +91,151 @@ def _zone_of(moves: dict[int, list[tuple[datetime, str]]]):
                 zone = z
         return zone
 
-    return zone_of
+    return of
 
 
-def _player(uow, machine_id: int) -> int | None:
-    if PlayerSession is None:
-        return None
-    from sqlalchemy import select
+class Sequencer:
+    """Decides the hits: the fold, the process's fold thread, beat's safety net, the ``process`` mode's loop.
 
-    return uow.session.scalar(select(PlayerSession.player_id).where(
-        PlayerSession.machine_id == machine_id, PlayerSession.status == "open").limit(1))
+    ``machines``: KEY SHARE of the winners' rows; ``players``: who is carded in on a winner; ``signage``: the
+    meters broadcast after a fold; ``lease``: who folds in the ``process`` mode; ``dialect``: the database's
+    (``sqlite``: writers serialise, so ``auto`` folds in the spin)."""
 
+    def __init__(self, ctx: ServiceContext, settings: JackpotSettings, *, machines: MachinePort,
+                 players: CardedPlayers, signage: Signage, lease: Lease | None = None, dialect: str = "sqlite") -> None:
+        self.ctx = ctx
+        self.settings = settings
+        self.machines = machines
+        self.players = players
+        self.signage = signage
+        self.lease = lease
+        self.dialect = dialect
+        self.driver = FoldDriver(self.fold_all, settings)
 
-def fold(uow, svc: "JackpotService", *, limit: int) -> FoldResult:
-    """Fold up to ``limit`` pending wagers in ``uow`` (the caller commits). See the module doc."""
-    if not uow.levels.has_pending():
-        return FoldResult()
-    rows = uow.levels.all_for_update()
-    wagers = uow.levels.pending_wagers(limit)
-    if not wagers:
-        return FoldResult()
-    now = svc.ctx.clock.now()
-    claims = uow.levels.open_claims(now - timedelta(seconds=svc.settings.claim_timeout_s)) \
-        if any(r.kind == "linked" for r in rows) else {}
-    pools = [pool_of(r, claims.get(r.id)) for r in rows]
-    offered = {p.params.combination for p in pools if p.params.combination and not p.paused}
-    ws = [Wager(w.id, w.machine_id, w.asset, w.bank or "", w.zone, int(w.bet_won),
-                tuple(k for k in (w.progressive or "").split(",") if k)) for w in wagers]
-    decisions = fold_pure(pools, ws, svc.ctx.rng, now=now, zone_of=_zone_of(uow.levels.zone_moves()))
-    if decisions:  # the hit rows reference the winners' machines: take those (KEY SHARE) before any account
-        uow.levels.key_share_machines(sorted({d.wager.machine_id for d in decisions}))
-    fold_row = uow.levels.add_fold(JackpotFold(wagers=len(ws), first_wager=ws[0].id, last_wager=ws[-1].id,
-                                               hits=len(decisions), created_at=now))
-    entry = L.EntryBuilder("jackpot.fold", f"jackpot fold {fold_row.id}: {len(ws)} wagers, {len(decisions)} hits")
-    for p in pools:
-        if p.changed:
-            ensure_accounts(uow, p.code)
-            for debit, credit, amount in p.ledger_legs():
-                entry.add(debit=debit, credit=credit, amount=amount)
-    entry_id = None if entry.empty else uow.ledger.post(entry.build({"fold": fold_row.id}))
-    fold_row.entry_id = entry_id
-    marked = uow.levels.mark_folded([w.id for w in ws], fold_row.id)
-    if marked != len(ws):  # pragma: no cover - folds serialise on the level locks
-        raise RuntimeError(f"fold {fold_row.id}: {marked} of {len(ws)} wagers were still unfolded")
-    for row, p in zip(rows, pools):
-        write_pool(row, p)
-    by_wager = {w.id: w for w in wagers}
-    hits = []
-    for d in decisions:
-        w = by_wager[d.wager.id]
-        note = (f"second hit while a claim of ₩{d.open_claim_amount:,} was open: rule {d.rule}"
-                + (f", house top-up ₩{d.topup:,}" if d.topup else "")) if d.second_hit else ""
-        hit = uow.levels.add_hit(JackpotHit(
-            level_id=d.level_id, cycle=d.cycle, machine_id=w.machine_id, zone=w.zone, game_number=w.game_number,
-            amount_won=d.amount, trigger_milli=d.trigger_milli, status="hit", announced=False, entry_id=entry_id,
-            created_at=now, wager_id=w.id, player_id=_player(uow, w.machine_id), value_milli=d.value_milli,
-            topup_won=d.topup, note=note))
-        hits.append(hit)
-        if d.second_hit:
-            uow.levels.add_event(kind="second_hit", level_code=d.level_code, hit_id=hit.id, machine=w.asset,
+    # ------------------------------------------------------------ where folds run
+    def in_spin(self) -> bool:
+        """Whether hits are decided inside the spin's transaction (``in_spin``, or ``auto`` on SQLite)."""
+        mode = self.settings.sequencer
+        if mode != "auto":
+            return mode == "in_spin"
+        return self.dialect == "sqlite"
+
+    def kick(self) -> None:
+        """After a spin committed its wager: wake this process's fold thread (never in the ``process`` mode)."""
+        if self.settings.sequencer != "process":
+            self.driver.kick()
+
+    def stop(self) -> None:
+        """Stop this process's fold thread (tests, shutdown, processes that never fold)."""
+        self.driver.stop()
+
+    def fold_safety_net(self) -> int:
+        """Beat's fold every second. In the ``process`` mode it folds only when no sequencer process holds
+        the lease (all of them down): the floor keeps folding, and never beside an active sequencer."""
+        if self.settings.sequencer != "process" or self.lease is None:
+            return self.fold_all()
+        with self.lease.held_once() as free:
+            return self.fold_all() if free else 0
+
+    def fold_all(self) -> int:
+        """Fold every pending wager, batch after batch; returns how many were folded. (In the ``in_spin``
+        mode every spin folds itself: nothing to do here.)"""
+        if self.settings.sequencer == "in_spin":
+            return 0
+        total = 0
+        while True:
+            with self.ctx.uow() as uow:
+                res = self.fold_in(uow)
+                if not res.folded:
+                    break
+                uow.commit()
+            self.after_fold(res)
+            total += res.folded
+            if res.folded < self.settings.fold_batch:
+                break
+        return total
+
+    def after_fold(self, res: FoldResult, settled: set[int] | frozenset[int] = frozenset()) -> None:
+        """After a fold commits: award tasks for its hits (but those ``settled`` in the spin), announcements,
+        the meters broadcast (at once when it decided a hit)."""
+        for d in res.decisions:
+            self.ctx.metrics.jackpot_awarded(d.level_code, d.amount)
+        for hit in res.hits:
+            if hit.id not in settled:
+                self.ctx.enqueue("jackpot_controller.award", hit.id)
+            self.ctx.enqueue("jackpot_controller.announce_hit", hit.id)
+        if res.folded:
+            self.signage.publish_meters(force=bool(res.hits))
+
+    # ------------------------------------------------------------ the fold
+    def fold_in(self, uow: JackpotUnitOfWork) -> FoldResult:
+        """Fold up to ``fold_batch`` pending wagers in ``uow`` (the caller commits). See the module doc."""
+        levels = uow.levels
+        if not levels.has_pending():
+            return FoldResult()
+        rows = levels.lock_all()
+        wagers = levels.pending_wagers(self.settings.fold_batch)
+        if not wagers:
+            return FoldResult()
+        now = self.ctx.clock.now()
+        claims = levels.open_claims(now - timedelta(seconds=self.settings.claim_timeout_s)) \
+            if any(r.kind == "linked" for r in rows) else {}
+        pools = [pool_of(r, claims.get(r.id)) for r in rows]
+        offered = {p.params.combination for p in pools if p.params.combination and not p.paused}
+        ws = [Wager(w.id, w.machine_id, w.asset, w.bank or "", w.zone, int(w.bet_won),
+                    tuple(k for k in (w.progressive or "").split(",") if k)) for w in wagers]
+        decisions = fold_pure(pools, ws, self.ctx.rng, now=now, zone_of=zone_of(levels.zone_moves()))
+        if decisions:  # the hit rows reference the winners' machines: take those (KEY SHARE) before any account
+            self.machines.key_share(uow, sorted({d.wager.machine_id for d in decisions}))
+        fold_id = levels.add_fold(wagers=len(ws), first_wager=ws[0].id, last_wager=ws[-1].id, hits=len(decisions),
+                                  created_at=now)
+        entry = L.EntryBuilder("jackpot.fold", f"jackpot fold {fold_id}: {len(ws)} wagers, {len(decisions)} hits")
+        for p in pools:
+            if p.changed:
+                ensure_accounts(uow, p.code)
+                for debit, credit, amount in p.ledger_legs():
+                    entry.add(debit=debit, credit=credit, amount=amount)
+        entry_id = None if entry.empty else uow.ledger.post(entry.build({"fold": fold_id}))
+        levels.set_fold_entry(fold_id, entry_id)
+        marked = levels.mark_folded([w.id for w in ws], fold_id)
+        if marked != len(ws):  # pragma: no cover - folds serialise on the level locks
+            raise RuntimeError(f"fold {fold_id}: {marked} of {len(ws)} wagers were still unfolded")
+        levels.save_pools(pools)
+        by_wager = {w.id: w for w in wagers}
+        hits = []
+        for d in decisions:
+            w = by_wager[d.wager.id]
+            note = (f"second hit while a claim of ₩{d.open_claim_amount:,} was open: rule {d.rule}"
+                    + (f", house top-up ₩{d.topup:,}" if d.topup else "")) if d.second_hit else ""
+            hit = levels.add_hit(
+                level_id=d.level_id, cycle=d.cycle, machine_id=w.machine_id, zone=w.zone, game_number=w.game_number,
+                amount_won=d.amount, trigger_milli=d.trigger_milli, status="hit", announced=False, entry_id=entry_id,
+                created_at=now, wager_id=w.id, player_id=self.players.player_on(uow, w.machine_id),
+                value_milli=d.value_milli, topup_won=d.topup, note=note)
+            hits.append(hit)
+            if d.second_hit:
+                levels.add_event(kind="second_hit", level_code=d.level_code, hit_id=hit.id, machine=w.asset,
                                  reason=note, detail={"rule": d.rule, "open_claim_amount": d.open_claim_amount,
                                                       "amount": d.amount, "topup": d.topup, "wager": w.id},
                                  created_at=now)
-    for w in ws:  # a combination no active level is bound to wins nothing: say so
-        for key in set(w.progressive) - offered:
-            uow.levels.add_event(kind="unmatched_progressive", machine=w.asset, created_at=now,
+        for w in ws:  # a combination no active level is bound to wins nothing: say so
+            for key in set(w.progressive) - offered:
+                levels.add_event(kind="unmatched_progressive", machine=w.asset, created_at=now,
                                  reason=f"progressive combination {key!r} won on {w.asset}: no active level takes it",
                                  detail={"key": key, "wager": w.id})
-            log.warning("jackpot.progressive.unmatched", key=key, machine=w.asset, wager=w.id)
-    if hits:
-        log.info("jackpot.fold.hits", fold=fold_row.id, hits=[(d.level_code, d.cycle, d.amount) for d in decisions])
-    return FoldResult(len(ws), hits, decisions, fold_row.id, entry_id)
+                log.warning("jackpot.progressive.unmatched", key=key, machine=w.asset, wager=w.id)
+        if hits:
+            log.info("jackpot.fold.hits", fold=fold_id, hits=[(d.level_code, d.cycle, d.amount) for d in decisions])
+        return FoldResult(len(ws), hits, decisions, fold_id, entry_id)
 
 
 class FoldDriver:
-    """One sequencer thread per process (production): kicked after each spin commits, it folds
+    """One sequencer thread per process (production): kicked after each spin commits, it calls ``fold_all``
     at most every ``fold_interval_s`` (kicks meanwhile coalesce into the next fold)."""
 
-    def __init__(self, svc: "JackpotService") -> None:
-        self.svc = svc
+    def __init__(self, fold_all: Callable[[], int], settings: JackpotSettings) -> None:
+        self.fold_all = fold_all
+        self.settings = settings
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -187,7 +263,7 @@ class FoldDriver:
         """Every spin commits before it kicks, and a kick during a fold makes another fold, so no
         polling is needed; a failed fold is retried with backoff (5 times), and beat's
         ``jackpot_controller.fold`` (every second) is the safety net."""
-        s = self.svc.settings
+        s = self.settings
         last, failures = 0.0, 0
         while not self._stopped:
             if failures == 0:
@@ -203,22 +279,24 @@ class FoldDriver:
                 time.sleep(wait)
             last = time.monotonic()
             try:
-                self.svc.fold_all()
+                self.fold_all()
                 failures = 0
             except Exception:  # the database may be restarting: retry later, the queue is durable
                 failures += 1
                 log.warning("jackpot.fold.failed", failures=failures, exc_info=True)
 
 
-def run_sequencer_process(svc: "JackpotService", stop: threading.Event, *, lease_check_s: float = 1.0,
-                          heartbeat=lambda: None) -> None:
+def run_sequencer_process(sequencer: Sequencer, stop: threading.Event, *, lease_check_s: float = 1.0,
+                          heartbeat: Callable[[], None] = lambda: None) -> None:
     """The dedicated sequencer (``slotsys sequencer``, the ``process`` mode): until ``stop`` is set, wait as a
     standby until the lease is free (``standby_poll_s``), then, as the active sequencer, fold the queue batch
     after batch, waiting ``sequencer_poll_s`` whenever it is empty, and checking every ``lease_check_s`` that
     the lease's session still answers (a lost lease sends it back to standby). A failed fold (the database
     restarting) is retried with backoff; the queue is durable and a fold rolls back whole. ``heartbeat()`` is
-    called at least every second in both roles (the container's health check reads it)."""
-    s, lease = svc.settings, svc.lease
+    called at least every second in both roles (the container's health check reads it).
+
+    ``sequencer``: anything with the :class:`Sequencer`'s ``settings``, ``lease`` and ``fold_all``."""
+    s, lease = sequencer.settings, sequencer.lease
     failures = 0
     while not stop.is_set():
         heartbeat()
@@ -240,7 +318,7 @@ def run_sequencer_process(svc: "JackpotService", stop: threading.Event, *, lease
                     log.warning("jackpot.sequencer.standby", reason="lease lost")
                     break
             try:
-                folded = svc.fold_all()
+                folded = sequencer.fold_all()
                 failures = 0
             except Exception:
                 failures += 1

@@ -15,14 +15,15 @@ from typing import Any
 
 import structlog
 
-from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
-from jackpot_controller.services.controller import JackpotService
+from jackpot_controller.services.container import JackpotServices
+from jackpot_controller.settings import JackpotSettings
 from slotsys.accounting.adapters.uow import REPOSITORIES as ACCOUNTING_REPOSITORIES
 from slotsys.accounting.domain.gaming_day import GamingDay
 from slotsys.accounting.services import AccountingServices
 from slotsys.accounting.settings import AccountingSettings
 from slotsys.app.screens import ScreensService
+from slotsys.app.wiring.jackpots import build_jackpot_services
 from slotsys.floor.adapters.uow import REPOSITORIES as FLOOR_REPOSITORIES
 from slotsys.floor.read_model import FloorViewService
 from slotsys.floor.services.admin import FloorAdminService
@@ -98,7 +99,7 @@ class Services:
     games: GameCatalogueService
     floor_view: FloorViewService
     # the jackpot controller
-    jackpots: JackpotService
+    jackpots: JackpotServices
     # TITO
     tito: TitoServices
     # players
@@ -139,7 +140,7 @@ def build_services(settings: Settings) -> Services:
     sign_in_ns = namespace(settings.database_url)
     auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
                        bus=make_revocation_bus(settings.redis_url, sign_in_ns))
-    jackpots = JackpotService(ctx, publisher.publish, lease=AdvisoryLease(engine))
+    jackpots = build_jackpot_services(ctx, engine=engine, publish=publisher.publish, settings=JackpotSettings())
     tito = build_tito(ctx, TitoSettings())  # the environment's SLOTSYS_TITO_*, read once
     # the slot floor and its ports
     games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it

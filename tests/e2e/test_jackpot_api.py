@@ -385,7 +385,7 @@ def test_async_sequencer_awards_each_hit_once_as_a_bonus(api, app):
     """With the sequencer outside the spin: the spin only records its wager, a fold decides
     the hit, the award task credits it; duplicated tasks and folds pay nothing more."""
     svc = app.extensions["slotsys"]
-    svc.jackpots.stop()  # no background thread: this test folds by hand
+    svc.jackpots.sequencer.stop()  # no background thread: this test folds by hand
     svc.jackpots.settings.sequencer = "async"
     fund(api, "M009")
     set_trigger(app, "MASS_MINOR", 1)
@@ -394,14 +394,14 @@ def test_async_sequencer_awards_each_hit_once_as_a_bonus(api, app):
     assert r.json["jackpots"] == [] and r.json["credits"] == before - 1_000 + r.json["total_win"]
     assert api.as_staff("operator", "GET", "/api/v1/jackpots/queue", key=None).json["pending"] == 1
     assert audit_ok(api)
-    assert svc.jackpots.fold_all() == 1 and svc.jackpots.fold_all() == 0
+    assert svc.jackpots.sequencer.fold_all() == 1 and svc.jackpots.sequencer.fold_all() == 0
     with svc.uow(readonly=True) as uow:
         hit = uow.session.query(JackpotHit).filter_by(machine_id=uow.machines.get("M009").id).one()
         assert hit.status == "awarded" and hit.pay_method == "credit" and hit.announced  # eager award + announce
         uow.session.expunge(hit)
     assert credits(api, "M009") == r.json["credits"] + hit.amount_won
-    assert svc.jackpots.process_award(hit.id) is None  # a duplicated task pays nothing
-    assert svc.jackpots.sweep()["awarded"] == []
+    assert svc.jackpots.awards.process(hit.id) is None  # a duplicated task pays nothing
+    assert svc.jackpots.sweeper.run().awarded == []
     assert credits(api, "M009") == r.json["credits"] + hit.amount_won
     recall = api.as_machine("M009", "GET", "/api/v1/machines/M009/games", key=None).json["games"][0]
     assert recall["jackpots"][0]["amount"] == hit.amount_won

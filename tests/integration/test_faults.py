@@ -588,8 +588,6 @@ def test_the_claim_timeout_runs_from_the_claim_not_from_the_hit(floor):
     really older than the timeout is released, its dead token settles nothing, the hit is paid once."""
     import redis
 
-    from jackpot_controller.services import awards
-
     db, svc = floor.db, floor.db.svc
     jp = svc.jackpots
     fund(floor, ["M001"], 50_000)
@@ -603,14 +601,14 @@ def test_the_claim_timeout_runs_from_the_claim_not_from_the_hit(floor):
         live, dead = uow.session.scalars(select(JackpotHit.id).order_by(JackpotHit.id)).all()
         uow.session.execute(text(f"UPDATE jackpot_hits SET created_at = created_at - {old}"))
         uow.commit()
-    live_token, dead_token = awards.claim(jp, live), awards.claim(jp, dead)
+    live_token, dead_token = jp.awards.claim(live), jp.awards.claim(dead)
     with svc.uow() as uow:
         uow.session.execute(text(f"UPDATE jackpot_hits SET claimed_at = claimed_at - {old} WHERE id = :h"), {"h": dead})
         uow.commit()
-    assert awards.release_stale_claims(jp) == [dead]  # the live claim of an old hit is kept
-    assert awards.award(jp, live, live_token) == "awarded"
-    assert awards.award(jp, dead, dead_token) is None  # a released claim's token settles nothing
-    assert jp.sweep()["awarded"] == [dead]
-    assert jp.sweep()["awarded"] == [] and jp.process_award(dead) is None
+    assert jp.awards.release_stale_claims() == [dead]  # the live claim of an old hit is kept
+    assert jp.awards.award(live, live_token) == "awarded"
+    assert jp.awards.award(dead, dead_token) is None  # a released claim's token settles nothing
+    assert jp.sweeper.run().awarded == [dead]
+    assert jp.sweeper.run().awarded == [] and jp.awards.process(dead) is None
     assert_awards_once(floor)
     assert_books(floor.api.audit())

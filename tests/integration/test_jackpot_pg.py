@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import func, select
 
 from jackpot_controller.adapters.tables import JackpotHit, JackpotLevel, JackpotWager
-from jackpot_controller.services.levels import params_of
+from jackpot_controller.domain.records import params_of
 from tests.helpers import spin as spin_directly
 from slotsys.floor.adapters.tables import GameRound, Machine
 from slotsys.kernel import accounts
@@ -55,7 +55,7 @@ def jp_app(pg_server_url, tmp_path):
     a.extensions["slotsys"].celery.control.purge()
     yield a
     svc = a.extensions["slotsys"]
-    svc.jackpots.stop()
+    svc.jackpots.sequencer.stop()
     svc.uow.engine.dispose()
     with admin.connect() as c:
         c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -202,7 +202,7 @@ def test_200_concurrent_machines_every_trigger_awarded_once_no_contribution_lost
         with ThreadPoolExecutor(max_workers=200) as pool:
             spins = [s for chunk in pool.map(play, machines) for s in chunk]
         elapsed = time.time() - t0
-        assert wait_until(lambda: settled(svc), timeout=90), svc.jackpots.queue()
+        assert wait_until(lambda: settled(svc), timeout=90), svc.jackpots.reads.queue()
     finally:
         stop.set()
         mon.join(timeout=5)
@@ -254,6 +254,7 @@ import os, sys, threading, uuid
 from slotsys.app.bootstrap import build_services
 from slotsys.kernel.context import Principal
 from slotsys.kernel.settings import Settings
+from tests.helpers import spin as spin_directly
 svc = build_services(Settings(database_url=os.environ["DATABASE_URL"], redis_url=None, celery_eager=True,
                               log_level="WARNING"))  # async sequencer (PostgreSQL), tasks in-process
 assets = sys.argv[1].split(",")
@@ -282,7 +283,7 @@ def test_killing_the_service_mid_spin_loses_no_value_and_a_restart_keeps_the_tri
             uow.ledger.post(L.EntryBuilder("machine.bill_in").add(debit=accounts.machine_drop(a), credit=accounts.machine_credits(a),
                                                                   amount=5_000_000).build())
         uow.commit()
-    svc.jackpots.stop()  # this process folds only when the test says so
+    svc.jackpots.sequencer.stop()  # this process folds only when the test says so
     before = snapshot_levels(svc)
     env = dict(os.environ, DATABASE_URL=svc.settings.database_url, PYTHONPATH=str(ROOT), SLOTSYS_LOG_LEVEL="WARNING")
     for round_ in range(3):
@@ -298,7 +299,7 @@ def test_killing_the_service_mid_spin_loses_no_value_and_a_restart_keeps_the_tri
         assert rounds == wagers > 0  # a spin committed whole (round + wager) or not at all
     mid = snapshot_levels(svc)
     # the restart: this process folds what the killed one left, with the triggers on file
-    svc.jackpots.fold_all()
+    svc.jackpots.sequencer.fold_all()
     after = snapshot_levels(svc)
     for code, a in after.items():
         if a["cycle"] == mid[code]["cycle"]:
@@ -310,7 +311,7 @@ def test_killing_the_service_mid_spin_loses_no_value_and_a_restart_keeps_the_tri
         spins = uow.session.execute(select(func.count(), func.sum(GameRound.bet_won))).one()
     assert spins[0] == len(ws) and spins[1] == sum(w[3] for w in ws)
     check_conservation(before, after, expected_contributions(before, ws))
-    svc.jackpots.sweep()  # award what was decided (no worker here: in-process)
+    svc.jackpots.sweeper.run()  # award what was decided (no worker here: in-process)
     audit = api.audit()
     assert audit["balanced"] and all(j["agrees"] for j in audit["jackpots"]), audit["jackpots"]
 
@@ -321,7 +322,7 @@ def test_flushing_redis_loses_no_award_and_the_sweep_pays_each_once(jp_app):
     app = jp_app
     svc = app.extensions["slotsys"]
     api = Api(app)
-    svc.jackpots.stop()
+    svc.jackpots.sequencer.stop()
     with svc.uow() as uow:
         lv = uow.session.query(JackpotLevel).filter_by(code="MASS_MINOR").with_for_update().one()
         lv.trigger_milli = lv.value_milli + 1
@@ -329,7 +330,7 @@ def test_flushing_redis_loses_no_award_and_the_sweep_pays_each_once(jp_app):
     api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 50_000})
     r = api.as_machine("M001", "POST", "/api/v1/machines/M001/spin", {"lines": 10, "multiplier": 1})
     assert r.status_code == 200 and r.json["jackpots"] == []
-    svc.jackpots.fold_all()  # decides the hit and enqueues its award on Redis: no worker is running
+    svc.jackpots.sequencer.fold_all()  # decides the hit and enqueues its award on Redis: no worker is running
     client = redis.Redis.from_url(svc.settings.redis_url)
     assert client.llen("celery") >= 1
     client.flushdb()  # the queued award task is gone
@@ -361,7 +362,7 @@ def test_flushing_redis_loses_no_award_and_the_sweep_pays_each_once(jp_app):
 
 def test_live_stream_over_redis_shows_the_hit_within_two_seconds(jp_app, jp_worker):
     from jackpot_controller.adapters.stream import RedisSubscription
-    from jackpot_controller.services.controller import CHANNEL
+    from jackpot_controller.domain.signage import CHANNEL
 
     svc = jp_app.extensions["slotsys"]
     api = Api(jp_app)
@@ -369,7 +370,7 @@ def test_live_stream_over_redis_shows_the_hit_within_two_seconds(jp_app, jp_work
     got: list[tuple[str, dict, float]] = []
 
     def listen():
-        for chunk in svc.jackpots.stream(sub, max_seconds=10):
+        for chunk in svc.jackpots.signage.stream(sub, max_seconds=10):
             event = chunk.split("\n", 1)[0].removeprefix("event: ")
             data = json.loads(chunk.split("data: ", 1)[1])
             got.append((event, data, time.time()))
@@ -399,4 +400,4 @@ def test_live_stream_over_redis_shows_the_hit_within_two_seconds(jp_app, jp_work
     # announced once the worker settled it: credited (below the handpay threshold), with its amount
     assert hit["status"] == "awarded" and hit["pay_method"] == "credit" and hit["amount"] == amount > 0
     assert at - wager_at < 2.0 and decided - wager_at < 1.0, (at - wager_at, decided - wager_at)
-    svc.jackpots.stop()
+    svc.jackpots.sequencer.stop()

@@ -22,7 +22,6 @@ from slotsys.floor.adapters.tables import GameRound
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow, make_engine, utcnow
 from slotsys.kernel.adapters.write_behind import execute_or_defer
-from jackpot_controller.services.controller import service_for
 from slotsys.app.bootstrap import make_uow
 from slotsys.kernel.adapters.uow import UowFactory
 from slotsys.kernel import ledger as L
@@ -124,7 +123,7 @@ def test_concurrent_spins_on_a_pool_smaller_than_the_threads(pg_app, pg_api):
         with ThreadPoolExecutor(max_workers=16) as pool:
             results = list(pool.map(play, range(160)))
     finally:
-        service_for(floor.ctx).driver.stop()  # this context's own jackpot sequencer thread
+        svc.jackpots.sequencer.stop()  # the sequencer thread these spins kicked (the floor's jackpot port's)
         uows.engine.dispose()
     assert all(status == 200 for _, (status, _, _) in results)
     by_machine: dict[str, list[int]] = {}

@@ -20,18 +20,18 @@ def test_meters_broadcast_is_throttled_but_the_last_fold_of_a_burst_is_always_se
     import time
     from types import SimpleNamespace
 
-    from jackpot_controller.services.controller import JackpotService
+    from jackpot_controller.services.signage import Signage
     from jackpot_controller.settings import JackpotSettings
 
     sent: list[tuple[float, int]] = []
     meter = {"value": 0}
 
-    class Service(JackpotService):
+    class Service(Signage):
         def meters_message(self) -> dict:
             return {"event": "meters", "value": meter["value"]}
 
-    svc = Service(SimpleNamespace(), lambda channel, message: sent.append((time.monotonic(), message)),
-                  settings=JackpotSettings(meters_publish_interval_s=0.2))
+    svc = Service(SimpleNamespace(), JackpotSettings(meters_publish_interval_s=0.2),
+                  lambda channel, message: sent.append((time.monotonic(), message)), machines=None)
     start = time.monotonic()
     for v in range(1, 6):  # a burst of five folds in well under one interval
         meter["value"] = v

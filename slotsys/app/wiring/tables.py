@@ -7,8 +7,8 @@ with the feature that owns it.
 * :class:`ControllerTableLevels` -- :class:`~table_games.services.ports.TableLevels` over the controller's levels
   (``uow.levels``, :func:`jackpot_controller.services.table.table_level`, ``create_level``);
 * :class:`ControllerTableProgressives` -- :class:`~table_games.services.ports.TableProgressives`: also a round's
-  contributions and awards (:func:`jackpot_controller.services.table.settle_table_round`) and the meters shown
-  on signage after the commit (the process's :class:`~jackpot_controller.services.controller.JackpotService`).
+  contributions and awards (:meth:`jackpot_controller.services.table.TableProgressives.settle_round_in`) and the
+  meters shown on signage after the commit (the controller's signage service).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from jackpot_controller.domain.levels import LevelParams
-from jackpot_controller.services.controller import JackpotService
+from jackpot_controller.services.container import JackpotServices
 from jackpot_controller.services.levels import create_level
-from jackpot_controller.services.table import TableAward, settle_table_round, table_level
+from jackpot_controller.services.table import TableAward, table_level
 from slotsys.kernel.context import ServiceContext
 from slotsys.players.services.wallet import WalletService
 from table_games.domain.poker_table import ProgressiveAward
@@ -87,7 +87,7 @@ class ControllerTableLevels:
 class ControllerTableProgressives(ControllerTableLevels):
     """The table progressives a round settles on (see :class:`~table_games.services.ports.TableProgressives`)."""
 
-    def __init__(self, ctx: ServiceContext, jackpots: JackpotService) -> None:
+    def __init__(self, ctx: ServiceContext, jackpots: JackpotServices) -> None:
         super().__init__(ctx)
         self.jackpots = jackpots
 
@@ -95,7 +95,8 @@ class ControllerTableProgressives(ControllerTableLevels):
                      refs: Mapping[str, Any]) -> dict[str, Any]:
         claims = [TableAward(int(a.player), a.box, a.hand, a.meter_ppm, a.fixed, a.shared_by, a.bet.id)
                   for a in awards]
-        return settle_table_round(uow, self.ctx, code, stakes=list(stakes), awards=claims, refs=dict(refs))
+        return self.jackpots.tables.settle_round_in(uow, code, stakes=list(stakes), awards=claims,
+                                                    refs=dict(refs)).model_dump(mode="json")
 
     def announce(self, *, force: bool) -> None:
-        self.jackpots.publish_meters(force=force)
+        self.jackpots.signage.publish_meters(force=force)
