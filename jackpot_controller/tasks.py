@@ -12,7 +12,7 @@ def award(self, hit_id: int):
     try:
         return self.app.services.jackpots.awards.process(hit_id)
     except Exception as e:  # e.g. the database restarting: retry; the claim protocol keeps it exactly once
-        raise self.retry(exc=e)
+        raise self.retry(exc=e) from e
 
 
 @shared_task(name="jackpot_controller.announce_hit", bind=True, max_retries=5, default_retry_delay=1, acks_late=True)

@@ -201,7 +201,7 @@ def apply_wager(pools: list[Pool], wager: Wager, rng: RandomSource, *, now: Any 
         p.value_milli += to_value
         excess = c - to_value
         if excess:
-            target = by_code.get(prm.overflow_to) if prm.overflow == "divert" else None
+            target = by_code.get(prm.overflow_to) if prm.overflow == "divert" and prm.overflow_to else None
             (target or p).overflow_milli += excess
         if prm.combination and prm.combination in wager.progressive:
             hits.append(_hit(p, wager, p.value_milli // MILLI_PER_WON, p.value_milli, 0, rng, now))
@@ -315,14 +315,14 @@ def table_round(pool: Pool, stakes: Iterable[int], claims: list[TableClaim], rng
     """
     prm = pool.params
     for stake in stakes:
-        c = contribution_milli(stake, prm.rate_ppm)
-        r = contribution_milli(stake, prm.reserve_rate_ppm)
+        contributed = contribution_milli(stake, prm.rate_ppm)
+        reserved = contribution_milli(stake, prm.reserve_rate_ppm)
         pool.coin_in += stake
-        pool.contributed_milli += c + r
-        pool.reserve_milli += r
-        to_value = min(c, max(0, prm.ceiling * MILLI_PER_WON - pool.value_milli))
+        pool.contributed_milli += contributed + reserved
+        pool.reserve_milli += reserved
+        to_value = min(contributed, max(0, prm.ceiling * MILLI_PER_WON - pool.value_milli))
         pool.value_milli += to_value
-        pool.overflow_milli += c - to_value
+        pool.overflow_milli += contributed - to_value
     paid: list[TablePaid | None] = [None] * len(claims)
     for line in dict.fromkeys(c.line for c in claims):
         meter = pool.value_milli // MILLI_PER_WON

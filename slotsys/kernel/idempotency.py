@@ -9,10 +9,10 @@ Who the request is and what it asked for (:class:`OnceKey`: principal, key, fing
 the API layer fingerprints the HTTP request (method, path, body), the SAS host the SAS message it maps. A key reused
 for a different request (another fingerprint) is refused with :class:`~slotsys.kernel.errors.IdempotencyKeyReused`.
 
-Results are pydantic models, stored as their JSON (``model_dump(mode="json")``) and read back with
-``model_validate``: a replay returns an equal result, so the caller renders it exactly as the first time.
-Records written before results were typed hold the HTTP answer itself (``status_code`` set): they are returned
-as :attr:`Once.stored` for the API layer to send as they are.
+Results are pydantic models, stored as their JSON (``model_dump(mode="json")``, with the caller's status for a first
+success, :attr:`OnceKey.status`) and read back with ``model_validate``: a replay returns an equal result, so the
+caller renders it exactly as the first time. A record whose JSON no longer validates as the result (an answer an
+earlier release stored in another shape) is returned as :attr:`Once.stored` for the API layer to send as it is.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Protocol, TypeVar
+
+from pydantic import ValidationError
 
 from slotsys.kernel.errors import IdempotencyKeyReused, ValidationFailed
 
@@ -50,6 +52,7 @@ class OnceKey:
     principal: str
     key: str | None
     fingerprint: str
+    status: int = 200  # the caller's status for a first success, recorded with the result (the API's; 200 elsewhere)
 
 
 @dataclass(frozen=True)
@@ -104,14 +107,15 @@ def run_once(ctx, request: OnceKey, fn: Callable[[Any], M], *, result: type[M], 
             if rec.fingerprint != request.fingerprint:
                 raise IdempotencyKeyReused(
                     "this Idempotency-Key was already used for a different request", field="Idempotency-Key")
-            if rec.status_code is not None:  # a record from before typed results: the HTTP answer itself
+            try:
+                return Once(result.model_validate(rec.response), True)
+            except ValidationError:  # an answer recorded in another shape (an earlier release): send it as stored
                 # no typed result exists for such a record: callers send ``stored`` (see Once)
-                return Once(None, True, (rec.status_code, rec.response))  # type: ignore[arg-type]
-            return Once(result.model_validate(rec.response), True)
+                return Once(None, True, (rec.status_code or 200, rec.response))  # type: ignore[arg-type]
         if write_behind:
             uow.write_behind()
         out = fn(uow)
-        uow.idempotency.complete(record_id, None, out.model_dump(mode="json"))
+        uow.idempotency.complete(record_id, request.status, out.model_dump(mode="json"))
         _fault_pause(settings.fault_delay_ms)  # fault injection (tests only): off by default
         uow.commit()
         _fault_pause(settings.fault_delay_after_commit_ms)

@@ -100,7 +100,7 @@ class AdmissionWorker(ThreadWorker):
         if self._stream_loop is None:
             with self._stream_lock:
                 if self._stream_loop is None:
-                    from jackpot_controller.services.controller import CHANNEL
+                    from jackpot_controller.domain.signage import CHANNEL
                     from slotsys.server.streams.handoff import StreamLoop
                     from slotsys.server.streams.hub import Limits
 

@@ -123,7 +123,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tickets.report_outstanding": staff("auditor"), "tickets.report_expired": staff("auditor"),
     "tickets.report_voided": staff("auditor"), "tickets.report_reconciliation": staff("auditor"),
     "tickets.report_security": staff("auditor", "supervisor"),
-    # jackpot_controller/api/routes.py + services/controller.py
+    # jackpot_controller/api/routes.py + its services
     "jackpots.levels": AUTHENTICATED, "jackpots.stream": AUTHENTICATED,
     "jackpots.create_level": staff("operator"), "jackpots.edit_level": staff("operator"),
     "jackpots.pause": staff("operator"), "jackpots.resume": staff("operator"), "jackpots.correct": staff("operator"),

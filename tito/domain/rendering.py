@@ -110,7 +110,7 @@ def itf_barcode_png(
     label = format_for_reading(number) if human_readable else ""
     if human_readable:
         font = ImageFont.load_default(size=max(8, round(3.0 * dots_per_mm)))  # ~3 mm tall digits
-        text_px = font.getbbox(label, anchor="mt")[3] + 2 * margin_px
+        text_px = int(font.getbbox(label, anchor="mt")[3]) + 2 * margin_px
 
     width = 2 * quiet_px + len(modules) * module_px
     height = margin_px + bar_height_px + margin_px + text_px

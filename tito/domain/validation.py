@@ -351,7 +351,7 @@ def sequence_breaks(tickets: list[tuple[str, int, int]]) -> list[dict]:
                     kind = "backwards"
                 else:
                     kind = "gap"
-                row = {"kind": kind, "validation_number": vn, "after": prev[0]}
+                row: dict[str, object] = {"kind": kind, "validation_number": vn, "after": prev[0]}
                 if kind == "gap":
                     row["skipped"] = skipped
                 out.append(row)

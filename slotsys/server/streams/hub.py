@@ -3,7 +3,7 @@ event loop (no thread per client).
 
 Shapes and rules:
 
-* **Feed.** Every message of the signage channel (``jackpot_controller.services.controller.CHANNEL``: JSON
+* **Feed.** Every message of the signage channel (``jackpot_controller.domain.signage.CHANNEL``: JSON
   text, ``{"event": "meters" | "hit", ...}``) is given to :meth:`Hub.publish` on the loop, once per process
   (one Redis pub/sub subscription, :func:`redis_feed`, or the in-process publisher's queue,
   :func:`inprocess_feed`); the hub formats the SSE frame once and offers it to every client.

@@ -96,7 +96,7 @@ def raise_open_files(want: int) -> int:
 def run(services, settings, host: str, port: int) -> None:
     """Serve until SIGINT/SIGTERM with ``services`` (built by the caller for ``settings``). Needs ``REDIS_URL``
     (the web nodes publish there)."""
-    from jackpot_controller.services.controller import CHANNEL
+    from jackpot_controller.domain.signage import CHANNEL
 
     if not settings.redis_url:
         raise SystemExit("slotsys streams needs REDIS_URL (the web nodes publish the signage channel there); "
