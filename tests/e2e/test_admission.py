@@ -33,26 +33,39 @@ def test_without_the_worker_nothing_is_queued_or_shed(api):
 @pytest.fixture(scope="module")
 def one_thread_server(tmp_path_factory):
     """gunicorn as production runs it (``-c python:slotsys.server.gunicorn_conf``), one worker with one thread, every
-    Idempotency-Key use case held 600 ms (SLOTSYS_FAULT_DELAY_MS), queue budget 250 ms."""
+    Idempotency-Key use case held 1 s (SLOTSYS_FAULT_DELAY_MS), queue budget 250 ms."""
     tmp = tmp_path_factory.mktemp("admission")
     db = f"sqlite:///{tmp / 'floor.db'}"
     app = _make_app(Settings(database_url=db, redis_url=None, celery_eager=True, credentials_file=tmp / "creds.json"))
     creds = app.config["DEMO_CREDENTIALS"]
     app.extensions["slotsys"].jackpots.driver.stop()
     app.extensions["slotsys"].uow.engine.dispose()
-    with gunicorn(db, tmp, workers=1, threads=1, SLOTSYS_FAULT_DELAY_MS="600", SLOTSYS_SHED_QUEUE_MS="250") as srv:
+    with gunicorn(db, tmp, workers=1, threads=1, SLOTSYS_FAULT_DELAY_MS="1000", SLOTSYS_SHED_QUEUE_MS="250") as srv:
         yield {**srv, "creds": creds}
 
 
 def _hold_the_only_thread(base: str, creds: dict, asset: str) -> tuple[threading.Thread, str]:
-    """Start a bill-in on ``asset`` (it holds the server's one thread for 600 ms) and return once it has been
-    taken up; returns the thread (join it) and the machine's key."""
+    """Send a bill-in on ``asset`` (it holds the server's one thread for SLOTSYS_FAULT_DELAY_MS) and return once
+    it has been taken up; returns the thread reading its answer (join it) and the machine's key.
+
+    The request is written on a raw socket from this thread before returning (no client start-up to wait for on
+    a loaded machine), then given 0.3 s to reach the idle thread, well inside the 1 s it then holds it."""
     key = next(m["key"] for m in creds["machines"] if m["asset"] == asset)
-    busy = threading.Thread(target=lambda: httpx.post(
-        f"{base}/api/v1/machines/{asset}/bill-in", json={"amount": 10_000}, timeout=30,
-        headers={"Authorization": f"Bearer {key}", "Idempotency-Key": uuid.uuid4().hex}))
+    host, port = base.removeprefix("http://").split(":")
+    body = json.dumps({"amount": 10_000}).encode()
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    sock.sendall(f"POST /api/v1/machines/{asset}/bill-in HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
+                 f"Idempotency-Key: {uuid.uuid4().hex}\r\nContent-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+
+    def answer() -> None:
+        with sock:
+            while sock.recv(65536):
+                pass
+
+    busy = threading.Thread(target=answer)
     busy.start()
-    time.sleep(0.1)
+    time.sleep(0.3)
     return busy, key
 
 
@@ -82,7 +95,7 @@ def test_gunicorn_sheds_what_queued_past_the_budget_and_the_retries_pay_once(one
     for t in threads:
         t.join()
     statuses = sorted(r.status_code for r in first.values())
-    # one thread, 600 ms a spin: whatever joined the queue behind a served spin waited past 250 ms
+    # one thread, 1 s a spin: whatever joined the queue behind a served spin waited past 250 ms
     assert statuses.count(503) >= 2 and set(statuses) <= {200, 503}, [r.text for r in first.values()]
     for a, r in first.items():
         if r.status_code == 503:
@@ -190,7 +203,7 @@ def test_a_refusal_never_waits_for_a_trickled_body(one_thread_server):
     busy.join()
     assert raw.startswith(b"HTTP/1.1 503"), raw[:200]
     assert b"connection: close" in raw.lower()
-    assert took < 3, took  # the queue (≤ 0.6 s) and nothing more: not the 40 bytes that never come
+    assert took < 3, took  # the queue (≤ 1 s) and nothing more: not the 40 bytes that never come
     # the thread is free again: a probe is answered at once
     t0 = time.monotonic()
     assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200 and time.monotonic() - t0 < 2
