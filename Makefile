@@ -28,11 +28,17 @@ check: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
+# The suite runs in JOBS processes (pytest-xdist; one file per process at a time, so a module's server fixture
+# starts once): as many as there are cores, at most 4 (each holds PostgreSQL connections and a Redis database of
+# its own, tests/conftest.py). `make test JOBS=0` runs in this process alone (pdb, -x).
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST_JOBS = $(if $(filter 0,$(JOBS)),,-n $(JOBS) --dist loadfile)
+
 test: check
-	$(BIN)/pytest $(PYTEST_MARKS) $(PYTEST_ARGS)
+	$(BIN)/pytest $(PYTEST_JOBS) $(PYTEST_MARKS) $(PYTEST_ARGS)
 
 test-all: check
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(PYTEST_JOBS) $(PYTEST_ARGS)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit $(PYTEST_ARGS)

@@ -20,6 +20,22 @@ import pytest
 from slotsys.kernel.settings import Settings
 
 
+def _own_redis_database_per_xdist_worker() -> None:
+    """Under pytest-xdist (``-n 2``, as CI runs) each worker process gets its own Redis logical database: the
+    broker queue a test purges, the sequencer's leader lease and the signage channels are then never shared
+    between two tests running at once. Worker ``gwN`` takes database ``(D - N) mod 16`` of REDIS_URL's ``D``."""
+    worker, url = os.environ.get("PYTEST_XDIST_WORKER", ""), os.environ.get("REDIS_URL", "")
+    if not worker.startswith("gw") or not url:
+        return
+    head, _, db = url.rpartition("/")
+    if head.endswith(":") or not db.isdigit():  # no database in the URL: database 0
+        head, db = url.rstrip("/"), "0"
+    os.environ["REDIS_URL"] = f"{head}/{(int(db) - int(worker[2:])) % 16}"
+
+
+_own_redis_database_per_xdist_worker()
+
+
 def _make_app(settings: Settings):
     from slotsys.app.factory import create_app
     from slotsys.app.migrate import upgrade
