@@ -1,6 +1,7 @@
 """The jackpot sequencer as a process of its own (``slotsys sequencer``): its fold ceiling on a backlog and its
 fold lag under an offered load, on a fresh PostgreSQL database (created and dropped here), seeded with the demo
-floor. Wagers are written as the spin writes them (one row each in ``jackpot_wagers``, here by INSERT … SELECT
+floor, award tasks queued on a broker as deployed (``--redis``; no worker pays them here). Wagers are written
+as the spin writes them (one row each in ``jackpot_wagers``, here by INSERT … SELECT
 from this script so that the writer is not the limit); the sequencer runs in its own process as deployed.
 
 Printed:
@@ -56,6 +57,9 @@ def main() -> None:
     ap.add_argument("--rate", type=int, default=1_000, help="wagers/s offered in the lag phase")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--bet", type=int, default=6_000)
+    ap.add_argument("--redis", default="redis://127.0.0.1:6379/13",
+                    help="the broker the sequencer queues its award tasks on, as deployed (emptied afterwards); "
+                         "'' runs them eagerly inside the sequencer, which then measures awards too")
     args = ap.parse_args()
     os.environ["SLOTSYS_LOG_LEVEL"] = "WARNING"
 
@@ -88,7 +92,11 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SLOTSYS_")}
         env.update(DATABASE_URL=url, SLOTSYS_JACKPOT_SEQUENCER="process", SLOTSYS_LOG_LEVEL="WARNING",
                    PYTHONPATH=str(ROOT))
-        env.pop("REDIS_URL", None)  # award tasks run eagerly in the sequencer: the bench measures folding
+        # award tasks go to a broker as deployed (a Celery worker pays them; none runs here): the bench measures
+        # folding, not paying
+        env.pop("REDIS_URL", None)
+        if args.redis:
+            env["REDIS_URL"] = args.redis
 
         insert_wagers(engine, machines, 1_000_000, args.backlog, args.bet)
         proc = subprocess.Popen([BIN / "slotsys", "sequencer"], env=env, cwd=ROOT)
@@ -128,6 +136,10 @@ def main() -> None:
         if proc is not None:
             proc.terminate()
             proc.wait(timeout=20)
+        if args.redis:
+            import redis
+
+            redis.Redis.from_url(args.redis).flushdb()  # the award tasks queued for a database that is gone
         with admin.connect() as c:
             c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
