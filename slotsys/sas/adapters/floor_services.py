@@ -27,8 +27,9 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
   its alert only: the floor has no use case paying a machine-decided game win by hand (see ``NOT_ACCOUNTED``).
 * ``record_event`` — the floor's event log and alerts: machine-reportable kinds through
   :meth:`FloorEventsService.report`; the system's own (``comms_lost``, ``comms_restored``, ``meter_mismatch``)
-  recorded as system events; ``meter_decreased`` → ``meter_mismatch``, ``software_signature_mismatch`` →
-  ``eprom_bad_checksum``; kinds outside the vocabulary are logged and counted (``unrecorded_events``).
+  and the SAS host's (``exception_buffer_overflow``, ``meter_decreased``, ``software_signature_mismatch``,
+  ``enrolment_refused``, ``validation_number_unexpected``) recorded as system events, with their alerts; kinds
+  outside the vocabulary are logged and counted (``unrecorded_events``).
 * ``reconcile_meters`` — the machine's meters against the floor's (coin-in, coin-out, games, bills, tickets,
   credits); a difference is ONE ``meter_mismatch`` event (both figures), never a correction.
 * ``instructions`` — enable / disable as the floor's machine status says (disabled, locked, verification and
@@ -61,7 +62,7 @@ from slotsys.floor.services.play import BILL_DENOMINATIONS, FloorService
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.errors import DomainError, MachineLocked, NotFound
-from slotsys.kernel.idempotency import OnceKey, run_once
+from slotsys.kernel.idempotency import OnceKey, fingerprint, run_once
 from slotsys.sas.domain.codes import RedeemCode
 from slotsys.sas.domain.egm import program_signature
 from slotsys.sas.services.floor_port import (
@@ -90,8 +91,6 @@ REDEEM_CODES: dict[str, int] = {
 }
 # floor machine states in which the SAS machine is disabled (long poll 01)
 DISABLED_STATES = frozenset({"disabled", "locked", "verification", "retired"})
-# host-noticed event kinds outside the floor's vocabulary → the floor kind that records them
-_KIND_MAP = {"meter_decreased": "meter_mismatch", "software_signature_mismatch": "eprom_bad_checksum"}
 NOT_ACCOUNTED = ("a jackpot handpay's win (no floor use case pays a machine-decided win by hand)",
                  "legacy bonus awards and AFT (the floor exposes none to the host)")
 
@@ -99,7 +98,7 @@ NOT_ACCOUNTED = ("a jackpot handpay's win (no floor use case pays a machine-deci
 class _Noted(BaseModel):
     """The stored answer of an exactly-once event record."""
 
-    event: int
+    event: int | None
 
 
 def split_notes(amount_won: int) -> list[int] | None:
@@ -129,6 +128,15 @@ def machine_meters(meters: Mapping[str, int]) -> dict[str, int]:
     names = {"coin_in": "coin_in", "coin_out": "paytable_win", "games_played": "games_played",
              "games_won": "games_won"}
     return {floor: int(meters[sas]) for floor, sas in names.items() if sas in meters}
+
+
+class _Snapshot:
+    """The machine's fields enrolment reads, copied inside the transaction (the row is not used after it)."""
+
+    def __init__(self, m: Any) -> None:
+        for name in ("asset_number", "status", "retired_at", "outcome_source", "denomination", "game_id", "max_bet",
+                     "validation_scheme", "sas_validation_id", "sas_sequence"):
+            setattr(self, name, getattr(m, name))
 
 
 def _fingerprint(obj: Any) -> str:
@@ -167,7 +175,7 @@ class ServicesFloor:
 
     def _key(self, asset: str, key: str, payload: Any) -> OnceKey:
         fp = payload if isinstance(payload, str) else _fingerprint(payload)
-        return OnceKey(self._machine(asset).id, f"sas:{key}", fp)
+        return OnceKey(self._machine(asset).id, f"sas:{key}", fingerprint("SAS", fp))
 
     def _refused(self, asset: str, what: str, err: DomainError) -> None:
         """A final refusal: kept and logged; the host goes on."""
@@ -199,7 +207,7 @@ class ServicesFloor:
         asset = identity.asset
         try:
             with self.ctx.uow(readonly=True) as uow:
-                m = uow.machines.get(asset)
+                m = _Snapshot(uow.machines.get(asset))
         except NotFound:
             return self._refuse_enrolment(asset, f"asset {asset} is not on the floor")
         reason = ""
@@ -287,6 +295,9 @@ class ServicesFloor:
             self._key(ticket.asset, ticket.key, ticket)))
         if once is not None and not (ticket.verified and once.result.verified):
             log.warning("sas.validation_number_unexpected %s %s", ticket.asset, ticket.validation_number)
+            self._system_event(ticket.asset, f"{ticket.key}:unexpected", "validation_number_unexpected",
+                               {"validation_number": ticket.validation_number, "host_verified": ticket.verified,
+                                "floor_verified": once.result.verified})
 
     def system_validation_number(self, request: SystemValidationRequest) -> str | None:
         """A system validation number (18 digits, Damm check digit) not on file, for the machine to print."""
@@ -326,13 +337,14 @@ class ServicesFloor:
         asset, principal = result.asset, self._machine(result.asset)
         with self.ctx.uow(readonly=True) as uow:
             t = uow.tickets.get(result.validation_number)
-        if t is None or t.status != "pending" or t.pending_location != asset or not t.pending_txn:
+            held = None if t is None else (t.status, t.pending_location, t.pending_txn, t.amount)
+        if held is None or held[0] != "pending" or held[1] != asset or not held[2]:
             return
-        txn = t.pending_txn
+        txn, amount = held[2], held[3]
         if result.accepted:
-            if result.amount_won != t.amount:
+            if result.amount_won != amount:
                 log.warning("sas.ticket_amount_mismatch %s %s floor ₩%s machine ₩%s", asset,
-                            result.validation_number, t.amount, result.amount_won)
+                            result.validation_number, amount, result.amount_won)
             self._final(asset, "ticket_in", lambda: self.tito.machine.commit(
                 principal, asset, result.validation_number, txn,
                 self._key(asset, f"{result.key}:commit:{txn}", result)))
@@ -356,9 +368,10 @@ class ServicesFloor:
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             h = uow.floor_events.pending_handpay(m.id, "cancelled_credit")
-        if h is not None:
+            hid = None if h is None else h.id
+        if hid is not None:
             with self._lock:
-                self._handpays.setdefault(handpay.key, h.id)
+                self._handpays.setdefault(handpay.key, hid)
 
     def handpays_paid(self, asset: str) -> Sequence[str]:
         """The host keys of this machine's queued handpays the attendant has paid."""
@@ -398,17 +411,15 @@ class ServicesFloor:
     def record_event(self, event: MachineEvent) -> None:
         """The floor's event log and alerts (see the module). The host's event keys count from 1 again when it
         restarts, so they are kept per boot of this process."""
-        kind = _KIND_MAP.get(event.kind, event.kind)
+        kind = event.kind
         detail = {k: v for k, v in event.detail.items()}
-        if kind != event.kind:
-            detail["sas_host_kind"] = event.kind
         found = V.BY_KIND.get(kind)
         if found is None:
             with self._lock:
                 self.unrecorded_events += 1
             log.warning("sas.event_unrecorded %s %s %s", event.asset, event.kind, detail)
             return
-        if kind in V.SYSTEM_ONLY or kind != event.kind:
+        if kind in V.SYSTEM_ONLY:
             self._system_event(event.asset, event.key, kind, json.loads(json.dumps(detail, default=str)))
             return
         item: dict[str, Any] = {"kind": kind, "detail": json.loads(json.dumps(detail, default=str))}
@@ -457,7 +468,7 @@ class ServicesFloor:
         return None if program is None else program_signature(program, seed)
 
     def software_verification(self, check: SignatureCheck) -> None:
-        """A mismatch is already an ``eprom_bad_checksum`` event (the host reports it) and the host disabled
-        the machine; logged here."""
+        """A mismatch is already a ``software_signature_mismatch`` event (the host reports it, with its alert)
+        and the host disabled the machine; logged here."""
         if not check.ok:
             log.warning("sas.software_signature_mismatch %s seed=%s", check.asset, check.seed)
