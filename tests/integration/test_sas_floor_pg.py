@@ -18,6 +18,8 @@ from slotsys.floor.adapters.tables import GameRound
 from slotsys.floor.games import GAMES_DIR, load_game
 from slotsys.floor.services.admin import create_bank, create_zone, enrol_machine
 from slotsys.kernel.adapters.db import JournalEntryRow
+from slotsys.kernel.context import Principal
+from slotsys.kernel.idempotency import OnceKey, fingerprint
 from slotsys.sas.adapters.floor_services import floor_meters
 from slotsys.sas.adapters.links import FdLink, open_pty_pair
 from slotsys.sas.domain.clock import SystemClock
@@ -49,6 +51,7 @@ def egm_meters(model: EgmModel) -> dict[str, int]:
     """An emulator's meters in won (counts) under the names of ``floor_meters``."""
     d, g = model.denom, model.meters
     return {"coin_in": g[METER.COIN_IN] * d, "paytable_win": g[METER.MACHINE_PAID_PAYTABLE_WIN] * d,
+            "handpaid_cancelled": g[METER.HANDPAID_CANCELLED] * d,
             "games_played": g[METER.GAMES_PLAYED], "games_won": g[METER.GAMES_WON], "bills": g[METER.BILLS] * d,
             "ticket_in": g[METER.TICKET_IN_CENTS], "ticket_out": g[METER.TICKET_OUT_CENTS],
             "ticket_in_count": g[METER.TICKET_IN_COUNT], "ticket_out_count": g[METER.TICKET_OUT_COUNT],
@@ -73,7 +76,8 @@ def sas_floor(pg_app):
     egms = {}
     for addr in ASSETS:
         cfg = EgmConfig(address=addr, asset_number=2000 + addr, serial=f"SN{addr}", game=game, denomination=100,
-                        program=PROGRAM, seed=addr, jackpot_limit_credits=10_000_000, rom_delay_s=0.02)
+                        program=PROGRAM, seed=addr, jackpot_limit_credits=10_000_000, rom_delay_s=0.02,
+                        ticket_limit=20_000 if addr == 2 else 1_000_000)
         faults = Faults(drop=0.1 if addr == 2 else 0.0, corrupt=0.1 if addr == 3 else 0.0, seed=addr)
         egms[addr] = SasEgm(EgmModel(cfg, clock), faults)
     master, slave, _ = open_pty_pair()
@@ -140,7 +144,44 @@ def test_sas_floor_on_the_real_services(sas_floor):
              and egms[2].model.last_redemption.validation_number == number, what=f"refusal 0x{code:02X}")
         assert egms[2].model.last_redemption.status >= 0x80 and egms[2].model.credits == credits
         assert decisions[-1].code == code, decisions[-1]  # the floor's reason, as the long poll 71 code
-    # more play after the ticket moved, then a full reconciliation of every machine
+    # machine 2 cashes out above its ticket limit: a cancelled-credit handpay in the attendant's queue; the
+    # attendant pays it (a handpay receipt for the credits on the floor), the host resets the machine (94)
+    wait(lambda: channel.idle(), what="idle before the handpay")
+    with egms[2].model.lock:
+        hand = egms[2].model.credits_won
+        assert egms[2].model.cash_out() == "handpay"
+    attendant = Principal("staff", "attendant", "attendant")
+
+    def queued():
+        q = svc.events.handpays(attendant, state="pending", before_id=None, limit=20).handpays
+        return [h for h in q if h.machine == "S002"]
+    wait(lambda: queued(), what="handpay queued")
+    (h,) = queued()
+    assert (h.source, h.amount) == ("cancelled_credit", hand)
+    svc.events.sign(attendant, h.id, OnceKey(attendant.id, "sas-test-handpay", fingerprint("sign", h.id)))
+    wait(lambda: not egms[2].model.handpays and channel.idle() and not channel.by_asset["S002"].handpays_open,
+         what="handpay reset")
+    assert egms[2].model.credits == 0 and egms[2].model.meters[METER.HANDPAID_CANCELLED] * 100 == hand
+
+    # machine 1 goes silent (offline: comms_lost) and plays meanwhile; back online, the games are accounted
+    # from its meters at re-enrolment under the same keys
+    with egms[1].model.lock:
+        assert egms[1].model.insert_bill(10_000)
+    notes[1] += (10_000,)
+    wait(lambda: channel.idle(), what="idle before silence")
+    egms[1].faults.silent_until = float("inf")
+    wait(lambda: channel.by_asset["S001"].link.state.value == "offline", what="machine 1 offline")
+    for _ in range(4):
+        with egms[1].model.lock:
+            assert egms[1].model.play() is not None
+    egms[1].faults.silent_until = 0.0
+    wait(lambda: channel.by_asset["S001"].enrolled and channel.idle(), what="machine 1 back")
+    # and a power cycle of machine 3 (0x18 / 0x17, enrolment again)
+    egms[3].power_cycle(0.3)
+    time.sleep(0.6)
+    wait(lambda: channel.by_asset["S003"].enrolled and channel.idle(), what="machine 3 after power cycle")
+
+    # more play, then a full reconciliation of every machine
     for _ in range(3):
         for e in egms.values():
             with e.model.lock:
@@ -188,3 +229,10 @@ def test_sas_floor_on_the_real_services(sas_floor):
     totals = host.counters()["pty"]
     assert totals["retries"] > 0 and totals["crc_errors"] + totals["timeouts"] > 0
     assert totals["port_errors"] == 0
+    with svc.uow(readonly=True) as uow:
+        kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S001").id, limit=200)}
+        assert {"comms_lost", "comms_restored"} <= kinds, kinds
+        kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S003").id, limit=200)}
+        assert {"power_off", "power_on"} <= kinds, kinds
+        kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S002").id, limit=200)}
+        assert {"handpay_pending", "handpay_reset"} <= kinds, kinds

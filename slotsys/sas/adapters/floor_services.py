@@ -114,9 +114,11 @@ def split_notes(amount_won: int) -> list[int] | None:
 
 def floor_meters(m: Any, credits_won: int) -> dict[str, int]:
     """The floor's meters of machine ``m`` (won; counts) under the SAS names of :data:`METER_NAMES`:
-    ``coin_in``, ``paytable_win`` (the floor's coin-out: wins on the credit meter), ``games_played``,
+    ``coin_in``, ``paytable_win`` (the floor's coin-out: wins on the credit meter), ``handpaid_cancelled`` (the
+    handpay receipts: cancelled credits paid by an attendant), ``games_played``,
     ``games_won``, ``bills``, ``ticket_in`` / ``ticket_out`` and their counts, ``credits`` (all three meters)."""
-    return {"coin_in": m.coin_in, "paytable_win": m.coin_out, "games_played": m.games_played,
+    return {"coin_in": m.coin_in, "paytable_win": m.coin_out, "handpaid_cancelled": m.handpay_out,
+            "games_played": m.games_played,
             "games_won": m.games_won, "bills": m.bills_in, "ticket_in": m.tickets_in, "ticket_out": m.tickets_out,
             "ticket_in_count": m.tickets_in_count, "ticket_out_count": m.tickets_out_count, "credits": credits_won}
 

@@ -445,9 +445,10 @@ class SasChannel:
         s.enrolment = enrolment
         if s.baseline:
             # enrolled before (back online, power applied): account what happened meanwhile from the same
-            # meters before they become the baseline, with the same keys the exceptions would have produced
-            self._account_games(s, raw)
+            # meters before they become the baseline, with the same keys the exceptions would have produced;
+            # notes first (money in can only raise the credits: games staked from them then find them there)
             self._bill_meter(s, raw, None)
+            self._account_games(s, raw)
         s.enrolled = True
         s.baseline = {c: v for c, v in raw.items()}
         s.bonus_total = bonus.total
@@ -538,10 +539,10 @@ class SasChannel:
         def finish(f: bytes) -> None:
             if len(got) < sum(len(c) for c in RECON_METERS):
                 return  # a part was lost: the next reconciliation covers it
-            # games and notes since the last exception are accounted from these same meters first (an
-            # exception queue overflow loses game-ended exceptions; the meters do not lose games)
-            self._account_games(s, got)
+            # notes and games since the last exception are accounted from these same meters first (an
+            # exception queue overflow loses game-ended exceptions; the meters do not lose games), notes first
             self._bill_meter(s, got, None)
+            self._account_games(s, got)
             bonus = m.LegacyBonusMeters.decode(f).total
             report = MeterReport(asset, f"{asset}:meters:{got.get(METER.GAMES_PLAYED, 0)}:{trigger}", trigger,
                                  self._named(s, got, bonus))
