@@ -125,6 +125,9 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
     p.add_argument("--corrupt", type=float, default=0.0, help="probability a response's CRC is corrupted")
     p.add_argument("--power-cycle-every", type=float, default=0.0, help="seconds between power cycles (0: none)")
     p.add_argument("--no-player", action="store_true", help="do not play the machines")
+    p.add_argument("--enabled", action="store_true",
+                   help="start enabled (default: disabled until the host enables them after enrolment, so no note "
+                        "goes in before the host accounts for it)")
     p.add_argument("--tamper-program", action="store_true", help="report a ROM signature that does not match")
     p.add_argument("--seconds", type=float, default=0)
     a = p.parse_args(argv)
@@ -134,6 +137,8 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
     egms = [SasEgm(EgmModel(EgmConfig(x, 1000 + x, f"EMU{x:03d}", game, a.denomination, program,
                                       validation=a.validation, seed=a.seed * 1000 + x), clock),
                    Faults(drop=a.drop, corrupt=a.corrupt, seed=a.seed + x)) for x in a.address]
+    for e in egms:
+        e.model.enabled = a.enabled
     if a.pty:
         master, slave, path = open_pty_pair()
         link = FdLink(master)

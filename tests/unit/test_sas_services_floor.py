@@ -64,12 +64,25 @@ def test_a_game_notes_and_a_ticket_are_applied_once_per_key(sas):
         t = uow.tickets.get(vn)
         assert (t.status, t.amount, t.issued_by) == ("issued", 15_400, "M001")
         assert uow.machines.credits("M001").cashable == 0 and uow.machines.get("M001").tickets_out_count == 1
-    # a ticket the floor cannot pay from the machine's credits: refused, recorded, the host goes on
+    # a ticket out before the note that paid for it (SAS reports the priority 3D before the queued bill
+    # exception): it waits for the credits, and a game after it waits behind it, in order
     other = sas_secure_enhanced_number(enrolment.validation_id, enrolment.validation_sequence + 2)
     floor.ticket_issued(TicketIssued("M001", f"M001:ticket-out:{other}", other, 5_000, None, 2, "sas", True))
-    assert [(a, what) for a, what, _ in floor.refused] == [("M001", "ticket_out")]
+    floor.record_game(GamePlayed("M001", "M001:game:2", 2, 1, 1_000, 0, 0,
+                                 {"coin_in": 2_000, "paytable_win": 400, "games_played": 2, "games_won": 1}))
+    assert floor.waiting("M001") == 2 and floor.refused == []
     with svc.uow(readonly=True) as uow:
-        assert uow.tickets.get(other) is None
+        assert uow.tickets.get(other) is None and uow.machines.get("M001").game_seq == 1
+    floor.bill_in(BillIn("M001", "M001:bills:210", 5_000, -1, 0))  # wrong order: the ticket first, the game waits
+    assert floor.waiting("M001") == 1
+    floor.bill_in(BillIn("M001", "M001:bills:220", 1_000, -1, 0))
+    assert floor.waiting("M001") == 0 and floor.refused == []
+    with svc.uow(readonly=True) as uow:
+        assert uow.tickets.get(other).amount == 5_000 and uow.machines.get("M001").game_seq == 2
+        assert uow.machines.credits("M001").cashable == 0
+    # a refusal that more credits cannot cure is final: recorded, the host goes on
+    floor.ticket_issued(TicketIssued("M001", f"M001:ticket-out:{other}:again", other, 5_000, None, 3, "sas", True))
+    assert [(a, what) for a, what, _ in floor.refused] == [("M001", "ticket_out")]
     assert svc.audit.report()["balanced"]
 
 

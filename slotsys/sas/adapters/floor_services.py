@@ -7,7 +7,7 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
 
 * ``enrol`` — the machine must be on the floor (not retired), in machine mode (``outcome_source`` ``machine``:
   it decides and reports its own games), at the enrolled denomination, playing a game the library can load,
-  its maximum bet within the floor's. Accepted with the floor's validation (``sas`` scheme with a validation
+  its maximum bet within the floor's, and, at its first enrolment, hold no credits the floor never accounted. Accepted with the floor's validation (``sas`` scheme with a validation
   ID → ``secure_enhanced`` with that ID and the next sequence; otherwise ``system``) and the legacy bonus
   award guard (the jackpot controller's maximum award). Otherwise refused with the reason. No money moves.
 * ``record_game`` — one game: :meth:`MachineGameService.report_game` (bet, win, jackpot wager, meters, loyalty,
@@ -37,9 +37,14 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
   ledger itself and exposes no pending legacy-bonus awards, so no :class:`LegacyBonusAward` (nor AFT) is ever
   issued; ``bonus_result`` / ``aft_result`` only log.
 
-Refusals: a use case's domain refusal (a report refused, credits short, a ticket already on file) is final: it
-is recorded by the use case (or logged here) and the call returns, so the host goes on; any other error (the
-database down, a locked machine) is raised and the host calls again with the same key.
+Order: SAS reports priority exceptions (a ticket printed or redeemed, a handpay) before older queued ones, so a
+game or a ticket out may reach the floor before the note or ticket in that paid for it. A game or ticket out
+refused for credits the floor does not hold yet waits in the machine's backlog (in memory, in order; later ones
+queue behind it) and is called again after the next money in (a note, a ticket redeemed) or reconciliation.
+
+Refusals: any other domain refusal (a report refused, a ticket already on file) is final: it is recorded by the
+use case (or logged here) and the call returns, so the host goes on; any other error (the database down, a
+locked machine) is raised and the host calls again with the same key.
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ from slotsys.floor.services.events import FloorEventsService
 from slotsys.floor.services.play import BILL_DENOMINATIONS, FloorService
 from slotsys.floor.services.reported_games import MachineGameService
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.errors import DomainError, MachineLocked, NotFound
+from slotsys.kernel.errors import DomainError, InsufficientFunds, MachineLocked, NotFound
 from slotsys.kernel.idempotency import OnceKey, fingerprint, run_once
 from slotsys.sas.domain.codes import RedeemCode
 from slotsys.sas.domain.egm import program_signature
@@ -145,6 +150,12 @@ def _fingerprint(obj: Any) -> str:
     return json.dumps(asdict(obj), sort_keys=True, default=str)
 
 
+def _game_money(game: GamePlayed) -> str:
+    """What a game's key stands for (the meters read with it differ by the poll that read them: the game-ended
+    2F, an enrolment's or a reconciliation's)."""
+    return f"game:{game.game_number}:{game.games}:{game.bet_won}:{game.win_won}:{game.games_won}"
+
+
 class ServicesFloor:
     """See the module docstring. ``program`` gives the bytes of a game's approved program (its definition)
     for the ROM signature check (None: unknown, the check fails and the host disables the machine);
@@ -168,6 +179,7 @@ class ServicesFloor:
         self._handpays: dict[str, int] = {}  # host handpay key → floor handpay id
         self._enable: dict[str, SetEnabled] = {}  # asset → the enable/disable instruction not yet done
         self._enabled: dict[str, bool] = {}  # asset → what the machine was last told
+        self._backlog: dict[str, list[tuple[str, Callable[[], Any]]]] = {}  # asset → money out waiting for credits
         self._ids = itertools.count(1)
 
     # ------------------------------------------------------------------ helpers
@@ -187,14 +199,57 @@ class ServicesFloor:
 
     def _final(self, asset: str, what: str, fn: Callable[[], Any]) -> Any:
         """``fn()``; a domain refusal is final (recorded, None returned) except a locked machine (raised: the host
-        calls again once it is unlocked)."""
+        calls again once it is unlocked) and too few credits (raised: :meth:`_money_out` waits)."""
         try:
             return fn()
-        except MachineLocked:
+        except (MachineLocked, InsufficientFunds):
             raise
         except DomainError as e:
             self._refused(asset, what, e)
             return None
+
+    def _money_out(self, asset: str, what: str, fn: Callable[[], Any]) -> Any:
+        """A call staking or paying out the machine's credits (a game, a ticket out), in the machine's order.
+        Refused for credits the floor does not hold yet (``InsufficientFunds``: the money that came in first —
+        a note, a ticket redeemed — is still on its way: SAS reports priority exceptions before older queued
+        ones), it waits in the machine's backlog and is called again, in order, after the next money in or
+        reconciliation; later ones queue behind it. Other refusals are final (:meth:`_final`)."""
+        with self._lock:
+            backlog = self._backlog.setdefault(asset, [])
+            if backlog:
+                backlog.append((what, fn))
+                parked = True
+            else:
+                parked = False
+        if parked:
+            return None  # behind the waiting one, until money comes in
+        try:
+            return self._final(asset, what, fn)
+        except InsufficientFunds:
+            with self._lock:
+                self._backlog[asset].append((what, fn))
+            log.info("sas.waiting_for_credits %s %s", asset, what)
+            return None
+
+    def _drain(self, asset: str) -> None:
+        """Call the machine's backlog in order until one still finds too few credits."""
+        while True:
+            with self._lock:
+                backlog = self._backlog.get(asset) or []
+                if not backlog:
+                    return
+                what, fn = backlog[0]
+            try:
+                self._final(asset, what, fn)
+            except InsufficientFunds:
+                return
+            with self._lock:
+                self._backlog[asset].pop(0)
+
+    def waiting(self, asset: str) -> int:
+        """How many calls of ``asset`` wait for credits (the backlog)."""
+        with self._lock:
+            return len(self._backlog.get(asset, ()))
 
     def _denomination(self, asset: str) -> int:
         d = self._denoms.get(asset)
@@ -230,6 +285,8 @@ class ServicesFloor:
             if identity.max_bet_credits * m.denomination > limit:
                 reason = (f"the machine's maximum bet {identity.max_bet_credits} credits is above the floor's "
                           f"₩{limit:,}")
+        if not reason:
+            reason = self._unaccounted_credits(asset, int(meters.meters.get("credits", 0)))
         if reason:
             return self._refuse_enrolment(asset, reason)
         self._denoms[asset] = m.denomination
@@ -237,6 +294,21 @@ class ServicesFloor:
             return Enrolment(True, "", "secure_enhanced", m.sas_validation_id, m.sas_sequence or 0,
                              self.max_bonus_won)
         return Enrolment(True, "", "system", 0, 0, self.max_bonus_won)
+
+    def _unaccounted_credits(self, asset: str, machine_credits: int) -> str:
+        """A machine enrolled for the first time (the floor has accounted nothing on it yet) holding credits the
+        floor never saw: refused (its notes or tickets came in before the host: cash them out or clear them
+        first), since its games would be staked from credits the ledger does not hold. "" otherwise."""
+        if machine_credits <= 0:
+            return ""
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
+            fresh = not (m.games_played or m.bills_in or m.tickets_in or m.tickets_out or m.handpay_out)
+            held = uow.machines.credits(asset).total
+        if fresh and held == 0:
+            return (f"the machine holds ₩{machine_credits:,} of credits the floor has never accounted: cash them "
+                    "out or clear them before it joins the floor")
+        return ""
 
     def _refuse_enrolment(self, asset: str, reason: str) -> Enrolment:
         with self._lock:
@@ -247,7 +319,8 @@ class ServicesFloor:
     def reconcile_meters(self, report: MeterReport) -> Sequence[MeterMismatch]:
         """The machine's meters against the floor's (:func:`floor_meters`, only those the report carries);
         the differences, recorded as ONE ``meter_mismatch`` event (trigger, both figures) when any. Exactly once
-        per report key."""
+        per report key and set of differences. The machine's backlog is called first."""
+        self._drain(report.asset)
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(report.asset)
             system = floor_meters(m, uow.machines.credits(report.asset).total)
@@ -257,7 +330,9 @@ class ServicesFloor:
             detail = {"trigger": report.trigger, "source": "sas",
                       "mismatches": [{"meter": x.meter, "system": x.floor, "machine": x.machine,
                                       "difference": x.floor - x.machine} for x in out]}
-            self._system_event(report.asset, f"{report.key}:mismatch", "meter_mismatch", detail)
+            # a periodic reconciliation repeats its key while no game is played: one event per set of differences
+            self._system_event(report.asset, f"{report.key}:mismatch:{fingerprint(detail)[:16]}", "meter_mismatch",
+                               detail)
             log.warning("sas.meter_mismatch %s %s", report.asset, detail["mismatches"])
         return out
 
@@ -269,11 +344,11 @@ class ServicesFloor:
         if game.games == 1:
             report = GameReport(game_number=game.game_number, denomination=self._denomination(asset),
                                 bet_won=game.bet_won, win_won=game.win_won, meters=meters or None)
-            self._final(asset, "game", lambda: self.reported_games.report_game(
-                principal, asset, report, self._key(asset, game.key, game)))
+            self._money_out(asset, "game", lambda: self.reported_games.report_game(
+                principal, asset, report, self._key(asset, game.key, _game_money(game))))
         else:
-            self._final(asset, "games", lambda: self.reported_games.report_meters(
-                principal, asset, meters, self._key(asset, game.key, game)))
+            self._money_out(asset, "games", lambda: self.reported_games.report_meters(
+                principal, asset, meters, self._key(asset, game.key, _game_money(game))))
 
     def bill_in(self, bill: BillIn) -> None:
         """The notes on the ledger (``Dr machine:<a>:drop / Cr machine:<a>:credits``), one call per note."""
@@ -285,17 +360,25 @@ class ServicesFloor:
             return
         principal = self._machine(bill.asset)
         for i, note in enumerate(notes):
-            key = self._key(bill.asset, f"{bill.key}:{i}", f"{_fingerprint(bill)}:{i}:{note}")
+            key = self._key(bill.asset, f"{bill.key}:{i}", f"bill:{bill.amount_won}:{i}:{note}")
             self._final(bill.asset, "bill", lambda note=note, key=key: self.floor.bill_in(
                 principal, bill.asset, note, key))
+        self._drain(bill.asset)
 
     # ------------------------------------------------------------------ tickets out
     def ticket_issued(self, ticket: TicketIssued) -> None:
         """The machine's ticket on file, paid from its credits (``Dr machine credits / Cr tito:outstanding``)."""
-        once = self._final(ticket.asset, "ticket_out", lambda: self.tito.machine_out.printed(
-            self._machine(ticket.asset), ticket.asset, ticket.validation_number, ticket.amount_won,
-            self._key(ticket.asset, ticket.key, ticket)))
-        if once is not None and not (ticket.verified and once.result.verified):
+        def printed() -> Any:
+            once = self.tito.machine_out.printed(
+                self._machine(ticket.asset), ticket.asset, ticket.validation_number, ticket.amount_won,
+                self._key(ticket.asset, ticket.key, f"ticket-out:{ticket.validation_number}:{ticket.amount_won}"))
+            self._printed(ticket, once)
+            return once
+
+        self._money_out(ticket.asset, "ticket_out", printed)
+
+    def _printed(self, ticket: TicketIssued, once: Any) -> None:
+        if not once.replayed and not (ticket.verified and once.result.verified):
             log.warning("sas.validation_number_unexpected %s %s", ticket.asset, ticket.validation_number)
             self._system_event(ticket.asset, f"{ticket.key}:unexpected", "validation_number_unexpected",
                                {"validation_number": ticket.validation_number, "host_verified": ticket.verified,
@@ -350,6 +433,7 @@ class ServicesFloor:
             self._final(asset, "ticket_in", lambda: self.tito.machine.commit(
                 principal, asset, result.validation_number, txn,
                 self._key(asset, f"{result.key}:commit:{txn}", result)))
+            self._drain(asset)
         else:
             self._final(asset, "ticket_in", lambda: self.tito.machine.reject(
                 principal, asset, result.validation_number, txn, f"returned by the machine (status "
