@@ -109,6 +109,7 @@ def sas_host_main(argv: list[str] | None = None,
 def sas_egm_main(argv: list[str] | None = None) -> int:
     from slotsys.sas.adapters.links import FdLink, SocketLink, open_pty_pair, tcp_listen
     from slotsys.sas.domain.clock import SystemClock
+    from slotsys.sas.domain.codes import METER
     from slotsys.sas.domain.egm import EgmConfig, EgmModel
     from slotsys.sas.emulator import EgmServer, Faults, RandomPlayer, SasEgm
 
@@ -130,6 +131,8 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
                         "goes in before the host accounts for it)")
     p.add_argument("--tamper-program", action="store_true", help="report a ROM signature that does not match")
     p.add_argument("--seconds", type=float, default=0)
+    p.add_argument("--settle", type=float, default=3.0,
+                   help="seconds to keep answering the host after the players stop (it reads the last meters)")
     a = p.parse_args(argv)
     game = load_game(a.game)
     program = (GAMES_DIR / f"{a.game}.yaml").read_bytes() + (b"#tampered" if a.tamper_program else b"")
@@ -167,10 +170,19 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
     finally:
         for pl in players:
             pl.stop.set()
+        for t in threads:
+            t.join(2)
+        try:
+            time.sleep(a.settle)
+        except KeyboardInterrupt:
+            pass
         server.close()
         link.close()
     for e in egms:
-        print(json.dumps({"address": e.address, "credits": e.model.credits, "games": e.model.meters[0x05],
+        g = e.model.meters
+        print(json.dumps({"address": e.address, "credits_won": e.model.credits_won, "games": g[METER.GAMES_PLAYED],
+                          "coin_in_won": g[METER.COIN_IN] * e.model.denom, "bills_won": g[METER.BILLS] * e.model.denom,
+                          "ticket_in_won": g[METER.TICKET_IN_CENTS], "ticket_out_won": g[METER.TICKET_OUT_CENTS],
                           "dropped": e.faults.dropped, "corrupted": e.faults.corrupted}), flush=True)
     return 0
 
