@@ -140,7 +140,7 @@ def test_sas_floor_on_the_real_services(sas_floor):
         credits = egms[2].model.credits
         with egms[2].model.lock:
             assert egms[2].model.insert_ticket(number)
-        wait(lambda: egms[2].model.escrow is None and egms[2].model.last_redemption is not None
+        wait(lambda number=number: egms[2].model.escrow is None and egms[2].model.last_redemption is not None
              and egms[2].model.last_redemption.validation_number == number, what=f"refusal 0x{code:02X}")
         assert egms[2].model.last_redemption.status >= 0x80 and egms[2].model.credits == credits
         assert decisions[-1].code == code, decisions[-1]  # the floor's reason, as the long poll 71 code

@@ -54,7 +54,8 @@ import json
 import logging
 import secrets
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel
@@ -137,13 +138,25 @@ def machine_meters(meters: Mapping[str, int]) -> dict[str, int]:
     return {floor: int(meters[sas]) for floor, sas in names.items() if sas in meters}
 
 
+@dataclass(frozen=True)
 class _Snapshot:
-    """The machine's fields enrolment reads, copied inside the transaction (the row is not used after it)."""
+    """The machine's fields enrolment reads, copied inside the transaction (the row is not used after it);
+    amounts in won."""
 
-    def __init__(self, m: Any) -> None:
-        for name in ("asset_number", "status", "retired_at", "outcome_source", "denomination", "game_id", "max_bet",
-                     "validation_scheme", "sas_validation_id", "sas_sequence"):
-            setattr(self, name, getattr(m, name))
+    status: str
+    retired_at: Any
+    outcome_source: str
+    denomination: int
+    game_id: str
+    max_bet: int | None
+    validation_scheme: str
+    sas_validation_id: int | None
+    sas_sequence: int
+
+    @classmethod
+    def of(cls, m: Any) -> "_Snapshot":
+        return cls(m.status, m.retired_at, m.outcome_source, m.denomination, m.game_id, m.max_bet,
+                   m.validation_scheme, m.sas_validation_id, m.sas_sequence or 0)
 
 
 def _fingerprint(obj: Any) -> str:
@@ -264,7 +277,7 @@ class ServicesFloor:
         asset = identity.asset
         try:
             with self.ctx.uow(readonly=True) as uow:
-                m = _Snapshot(uow.machines.get(asset))
+                m = _Snapshot.of(uow.machines.get(asset))
         except NotFound:
             return self._refuse_enrolment(asset, f"asset {asset} is not on the floor")
         reason = ""
@@ -291,7 +304,7 @@ class ServicesFloor:
             return self._refuse_enrolment(asset, reason)
         self._denoms[asset] = m.denomination
         if m.validation_scheme == "sas" and m.sas_validation_id is not None:
-            return Enrolment(True, "", "secure_enhanced", m.sas_validation_id, m.sas_sequence or 0,
+            return Enrolment(True, "", "secure_enhanced", m.sas_validation_id, m.sas_sequence,
                              self.max_bonus_won)
         return Enrolment(True, "", "system", 0, 0, self.max_bonus_won)
 
@@ -361,8 +374,7 @@ class ServicesFloor:
         principal = self._machine(bill.asset)
         for i, note in enumerate(notes):
             key = self._key(bill.asset, f"{bill.key}:{i}", f"bill:{bill.amount_won}:{i}:{note}")
-            self._final(bill.asset, "bill", lambda note=note, key=key: self.floor.bill_in(
-                principal, bill.asset, note, key))
+            self._final(bill.asset, "bill", partial(self.floor.bill_in, principal, bill.asset, note, key))
         self._drain(bill.asset)
 
     # ------------------------------------------------------------------ tickets out
