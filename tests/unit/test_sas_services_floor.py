@@ -9,7 +9,8 @@ import pytest
 from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
 from slotsys.kernel.context import Principal
 from slotsys.sas.services.floor_port import (
-    BillIn, GamePlayed, InstructionDone, MachineIdentity, MeterReport, TicketIssued,
+    BillIn, GamePlayed, HandpayPending, HandpayReset, InstructionDone, MachineEvent, MachineIdentity, MeterReport,
+    TicketIssued,
 )
 from tito.domain.validation import sas_secure_enhanced_number
 
@@ -100,3 +101,75 @@ def test_a_machine_disabled_on_the_floor_is_told_to_stop_and_to_play_again(sas):
     svc.floor_admin.enable(operator, "M003", "glass replaced")
     (go,) = floor.instructions("M003")
     assert go.enabled is True and go.instruction_id != stop.instruction_id
+
+
+def test_a_machine_with_lifetime_meters_is_numbered_and_reconciled_from_its_baseline(sas):
+    """M005 played server-decided games on the floor before; the SAS machine now behind it has 10 years of meters."""
+    svc, floor = sas
+    api_machine = Principal("machine", "M005")
+    from slotsys.kernel.idempotency import OnceKey, fingerprint
+
+    svc.floor.bill_in(api_machine, "M005", 10_000, OnceKey(api_machine.id, "b1", fingerprint("bill", 1)))
+    for n in range(3):
+        svc.floor.spin(api_machine, "M005", {"lines": 10, "multiplier": 1},
+                       OnceKey(api_machine.id, f"s{n}", fingerprint("spin", n)))
+    svc.floor.cash_out(api_machine, "M005", OnceKey(api_machine.id, "c", fingerprint("cash-out")))
+    prepare_sas_machines(svc, ["M005"])
+    lifetime = {"coin_in": 900_000_000, "paytable_win": 850_000_000, "handpaid_cancelled": 0, "games_played": 4_000_000,
+                "games_won": 1_000_000, "bills": 700_000_000, "ticket_in": 1_000, "ticket_out": 2_000,
+                "ticket_in_count": 1, "ticket_out_count": 1, "credits": 0}
+    report = MeterReport("M005", "M005:meters:4000000:enrolment", "enrolment", lifetime)
+    assert floor.enrol(identity("M005"), report).accepted
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M005")
+        base = m.sas_meter_base
+        floor_before = (m.game_seq, m.coin_in, m.bills_in)
+    assert base["machine"]["games_played"] == 4_000_000 and base["floor"]["game_seq"] == floor_before[0] == 3
+    assert floor.reconcile_meters(MeterReport("M005", "M005:meters:4000000:r", "reconcile", lifetime)) == []
+    floor.bill_in(BillIn("M005", "M005:bills:7000050", 5_000, -1, 0))
+    played = {**lifetime, "coin_in": lifetime["coin_in"] + 1_000, "paytable_win": lifetime["paytable_win"] + 200,
+              "games_played": 4_000_001, "games_won": 1_000_001, "bills": lifetime["bills"] + 5_000, "credits": 4_200}
+    floor.record_game(GamePlayed("M005", "M005:game:4000001", 4_000_001, 1, 1_000, 200, 1, played))
+    assert floor.refused == []
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M005")
+        assert (m.game_seq, m.coin_in - floor_before[1], m.bills_in - floor_before[2]) == (4, 1_000, 5_000)
+        assert uow.machine_events.for_machine(m.id, kind="game_number_skipped", limit=5) == []
+        assert uow.machine_events.for_machine(m.id, kind="meter_mismatch", limit=5) == []
+    assert floor.reconcile_meters(MeterReport("M005", "M005:meters:4000001:r", "reconcile", played)) == []
+    # a second enrolment (power applied) keeps the baseline
+    assert floor.enrol(identity("M005"), MeterReport("M005", "k", "power_on", played)).accepted
+    with svc.uow(readonly=True) as uow:
+        assert uow.machines.get("M005").sas_meter_base == base
+
+
+def test_handpays_reach_the_attendants_queue_only_for_cancelled_credits(sas):
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M007"])
+    assert floor.enrol(identity("M007"), meters("M007")).accepted
+    floor.bill_in(BillIn("M007", "M007:bills:500", 50_000, -1, 0))
+    attendant = Principal("staff", "attendant", "attendant")
+
+    def queued():
+        return [h for h in svc.events.handpays(attendant, state="pending", before_id=None, limit=50).handpays
+                if h.machine == "M007"]
+
+    # the host's generic event of exception 0x51, and a jackpot handpay: recorded, nothing queued
+    floor.record_event(MachineEvent("M007", "M007:event:1", "handpay_pending", 0x51))
+    floor.handpay_pending(HandpayPending("M007", "M007:handpay:0:0:3000000", 3_000_000, "jackpot", 0x40))
+    assert queued() == []
+    floor.handpay_pending(HandpayPending("M007", "M007:handpay:0:0:50000", 50_000, "cancelled_credits", 0x80))
+    (h,) = queued()
+    assert (h.source, h.amount) == ("cancelled_credit", 50_000)
+    assert floor.handpays_paid("M007") == []
+    from slotsys.kernel.idempotency import OnceKey, fingerprint
+
+    svc.events.sign(attendant, h.id, OnceKey(attendant.id, "hp", fingerprint("sign", h.id)))
+    assert floor.handpays_paid("M007") == ["M007:handpay:0:0:50000"]
+    floor.handpay_reset(HandpayReset("M007", "M007:handpay:0:0:50000", 50_000, "cancelled_credits", True))
+    assert floor.handpays_paid("M007") == []
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M007")
+        assert uow.machines.credits("M007").total == 0 and m.handpay_out == 50_000
+        kinds = [e.kind for e in uow.machine_events.for_machine(m.id, limit=20)]
+    assert kinds.count("handpay_pending") == 2 and "handpay_reset" in kinds  # the jackpot's and the credits'

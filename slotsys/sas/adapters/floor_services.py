@@ -7,7 +7,11 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
 
 * ``enrol`` — the machine must be on the floor (not retired), in machine mode (``outcome_source`` ``machine``:
   it decides and reports its own games), at the enrolled denomination, playing a game the library can load,
-  its maximum bet within the floor's, and, at its first enrolment, hold no credits the floor never accounted. Accepted with the floor's validation (``sas`` scheme with a validation
+  its maximum bet within the floor's, and, at its first SAS enrolment, hold the credits the floor holds for it
+  (0, usually). That first enrolment records the meter baseline (``Machine.sas_meter_base``: the machine's meters
+  and the floor's): from then on the machine's meters reach the floor as the floor's figures at the baseline plus
+  what they grew since (:func:`on_floor`), so a machine with lifetime meters is numbered and reconciled on the
+  difference. Accepted with the floor's validation (``sas`` scheme with a validation
   ID → ``secure_enhanced`` with that ID and the next sequence; otherwise ``system``) and the legacy bonus
   award guard (the jackpot controller's maximum award). Otherwise refused with the reason. No money moves.
 * ``record_game`` — one game: :meth:`MachineGameService.report_game` (bet, win, jackpot wager, meters, loyalty,
@@ -25,7 +29,8 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
   the attendant paid (signed: the handpay receipt pays the credits); ``handpay_reset`` — a ``handpay_reset``
   event. A *jackpot* handpay (a game win at or above the machine's jackpot limit) is recorded as an event with
   its alert only: the floor has no use case paying a machine-decided game win by hand (see ``NOT_ACCOUNTED``).
-* ``record_event`` — the floor's event log and alerts: machine-reportable kinds through
+* ``record_event`` — the floor's event log and alerts (``handpay_pending`` / ``handpay_reset`` excepted: the
+  handpay calls above record them): machine-reportable kinds through
   :meth:`FloorEventsService.report`; the system's own (``comms_lost``, ``comms_restored``, ``meter_mismatch``)
   and the SAS host's (``exception_buffer_overflow``, ``meter_decreased``, ``software_signature_mismatch``,
   ``enrolment_refused``, ``validation_number_unexpected``) recorded as system events, with their alerts; kinds
@@ -66,6 +71,7 @@ from slotsys.floor.services.event_log import record_system_event
 from slotsys.floor.services.events import FloorEventsService
 from slotsys.floor.services.play import BILL_DENOMINATIONS, FloorService
 from slotsys.floor.services.reported_games import MachineGameService
+from slotsys.kernel import audit_log
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.errors import DomainError, InsufficientFunds, MachineLocked, NotFound
 from slotsys.kernel.idempotency import OnceKey, fingerprint, run_once
@@ -81,7 +87,8 @@ from tito.services.container import TitoServices
 
 log = logging.getLogger("slotsys.sas.floor")
 
-__all__ = ["ServicesFloor", "REDEEM_CODES", "DISABLED_STATES", "split_notes", "floor_meters", "machine_meters"]
+__all__ = ["ServicesFloor", "REDEEM_CODES", "DISABLED_STATES", "BASE_METERS", "split_notes", "floor_meters",
+           "machine_meters", "on_floor", "floor_game_number"]
 
 # TITO's refusal codes → long poll 71 transfer codes (table 15.12c)
 REDEEM_CODES: dict[str, int] = {
@@ -95,10 +102,36 @@ REDEEM_CODES: dict[str, int] = {
     "ticket-voided": RedeemCode.NOT_ON_FILE,
     "credit-limit-exceeded": RedeemCode.ABOVE_AUTO_REDEMPTION_LIMIT,
 }
+# the host reports every exception of the vocabulary as an event; these two come through the handpay calls, which
+# know whether the handpay is a jackpot or the cancelled credits (only those join the attendant's queue)
+_HANDPAY_KINDS = frozenset({"handpay_pending", "handpay_reset"})
 # floor machine states in which the SAS machine is disabled (long poll 01)
 DISABLED_STATES = frozenset({"disabled", "locked", "verification", "retired"})
 NOT_ACCOUNTED = ("a jackpot handpay's win (no floor use case pays a machine-decided win by hand)",
                  "legacy bonus awards and AFT (the floor exposes none to the host)")
+
+
+# the meters a SAS machine is reconciled on relative to its baseline (SAS names; ``credits`` is money: absolute)
+BASE_METERS = ("coin_in", "paytable_win", "handpaid_cancelled", "games_played", "games_won", "bills", "ticket_in",
+               "ticket_out", "ticket_in_count", "ticket_out_count")
+
+
+def on_floor(base: Mapping[str, Any] | None, meters: Mapping[str, int]) -> dict[str, int]:
+    """A machine's meters (SAS names) as the floor's figures: the floor's at the baseline plus what the machine's
+    grew since (``base``: ``{"machine", "floor"}``, see ``Machine.sas_meter_base``; None: as they are). Meters
+    outside :data:`BASE_METERS` (``credits``) are as they are."""
+    if not base:
+        return dict(meters)
+    mine, floor = base["machine"], base["floor"]
+    return {k: int(floor[k]) + int(v) - int(mine[k]) if k in mine and k in floor else int(v)
+            for k, v in meters.items()}
+
+
+def floor_game_number(base: Mapping[str, Any] | None, games_played: int) -> int:
+    """The floor's game number of the game after which the machine's games-played meter reads ``games_played``."""
+    if not base:
+        return games_played
+    return int(base["floor"]["game_seq"]) + games_played - int(base["machine"]["games_played"])
 
 
 class _Noted(BaseModel):
@@ -152,11 +185,12 @@ class _Snapshot:
     validation_scheme: str
     sas_validation_id: int | None
     sas_sequence: int
+    sas_meter_base: dict | None
 
     @classmethod
     def of(cls, m: Any) -> "_Snapshot":
         return cls(m.status, m.retired_at, m.outcome_source, m.denomination, m.game_id, m.max_bet,
-                   m.validation_scheme, m.sas_validation_id, m.sas_sequence or 0)
+                   m.validation_scheme, m.sas_validation_id, m.sas_sequence or 0, m.sas_meter_base)
 
 
 def _fingerprint(obj: Any) -> str:
@@ -193,6 +227,7 @@ class ServicesFloor:
         self._enable: dict[str, SetEnabled] = {}  # asset → the enable/disable instruction not yet done
         self._enabled: dict[str, bool] = {}  # asset → what the machine was last told
         self._backlog: dict[str, list[tuple[str, Callable[[], Any]]]] = {}  # asset → money out waiting for credits
+        self._bases: dict[str, dict | None] = {}  # asset → its meter baseline (Machine.sas_meter_base)
         self._ids = itertools.count(1)
 
     # ------------------------------------------------------------------ helpers
@@ -273,7 +308,8 @@ class ServicesFloor:
 
     # ------------------------------------------------------------------ enrolment, meters
     def enrol(self, identity: MachineIdentity, meters: MeterReport) -> Enrolment:
-        """Accept ``identity`` (see the module) or refuse it with the reason. Reads only."""
+        """Accept ``identity`` (see the module) or refuse it with the reason. Writes only the meter baseline, at the
+        first SAS enrolment."""
         asset = identity.asset
         try:
             with self.ctx.uow(readonly=True) as uow:
@@ -298,30 +334,55 @@ class ServicesFloor:
             if identity.max_bet_credits * m.denomination > limit:
                 reason = (f"the machine's maximum bet {identity.max_bet_credits} credits is above the floor's "
                           f"₩{limit:,}")
-        if not reason:
+        if not reason and m.sas_meter_base is None:
             reason = self._unaccounted_credits(asset, int(meters.meters.get("credits", 0)))
         if reason:
             return self._refuse_enrolment(asset, reason)
         self._denoms[asset] = m.denomination
+        base = m.sas_meter_base if m.sas_meter_base is not None else self._baseline(asset, meters)
+        with self._lock:
+            self._bases[asset] = base
         if m.validation_scheme == "sas" and m.sas_validation_id is not None:
             return Enrolment(True, "", "secure_enhanced", m.sas_validation_id, m.sas_sequence,
                              self.max_bonus_won)
         return Enrolment(True, "", "system", 0, 0, self.max_bonus_won)
 
     def _unaccounted_credits(self, asset: str, machine_credits: int) -> str:
-        """A machine enrolled for the first time (the floor has accounted nothing on it yet) holding credits the
-        floor never saw: refused (its notes or tickets came in before the host: cash them out or clear them
-        first), since its games would be staked from credits the ledger does not hold. "" otherwise."""
-        if machine_credits <= 0:
-            return ""
+        """At its first SAS enrolment the machine's credit meter must be the floor's credits (both 0, usually):
+        credits the floor never saw (notes or tickets taken before the host) would be staked from money the ledger
+        does not hold. The reason, or "" when they agree."""
         with self.ctx.uow(readonly=True) as uow:
-            m = uow.machines.get(asset)
-            fresh = not (m.games_played or m.bills_in or m.tickets_in or m.tickets_out or m.handpay_out)
             held = uow.machines.credits(asset).total
-        if fresh and held == 0:
-            return (f"the machine holds ₩{machine_credits:,} of credits the floor has never accounted: cash them "
-                    "out or clear them before it joins the floor")
-        return ""
+        if machine_credits == held:
+            return ""
+        return (f"the machine holds ₩{machine_credits:,} of credits, the floor ₩{held:,}: cash them out or clear them "
+                "before it joins the floor")
+
+    def _baseline(self, asset: str, report: MeterReport) -> dict:
+        """Record the machine's meters and the floor's at its first SAS enrolment (``Machine.sas_meter_base``,
+        audit-logged as ``machine.sas_meter_base``); returns it (or the one a concurrent enrolment stored)."""
+        with self.ctx.uow() as uow:
+            m = uow.machines.get(asset, for_update=True)
+            if m.sas_meter_base is not None:
+                return dict(m.sas_meter_base)
+            floor = floor_meters(m, 0)
+            base = {"machine": {k: int(report.meters[k]) for k in BASE_METERS if k in report.meters},
+                    "floor": {**{k: floor[k] for k in BASE_METERS}, "game_seq": m.game_seq}}
+            m.sas_meter_base = base
+            audit_log.record(uow, None, "machine.sas_meter_base", f"machine:{asset}", after=base,
+                             reason=f"first SAS enrolment ({report.trigger})")
+            uow.commit()
+            return base
+
+    def _base(self, asset: str) -> dict | None:
+        with self._lock:
+            if asset in self._bases:
+                return self._bases[asset]
+        with self.ctx.uow(readonly=True) as uow:
+            base = uow.machines.get(asset).sas_meter_base
+        with self._lock:
+            self._bases[asset] = base
+        return base
 
     def _refuse_enrolment(self, asset: str, reason: str) -> Enrolment:
         with self._lock:
@@ -337,8 +398,8 @@ class ServicesFloor:
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(report.asset)
             system = floor_meters(m, uow.machines.credits(report.asset).total)
-        out = [MeterMismatch(k, v, int(report.meters[k])) for k, v in system.items()
-               if k in report.meters and int(report.meters[k]) != v]
+        machine = on_floor(self._base(report.asset), report.meters)
+        out = [MeterMismatch(k, v, machine[k]) for k, v in system.items() if k in machine and machine[k] != v]
         if out:
             detail = {"trigger": report.trigger, "source": "sas",
                       "mismatches": [{"meter": x.meter, "system": x.floor, "machine": x.machine,
@@ -353,9 +414,11 @@ class ServicesFloor:
     def record_game(self, game: GamePlayed) -> None:
         """The game(s) on the ledger through the machine-reported game use case, exactly once per key."""
         asset, principal = game.asset, self._machine(game.asset)
-        meters = machine_meters(game.meters)
+        base = self._base(asset)
+        meters = machine_meters(on_floor(base, game.meters))
         if game.games == 1:
-            report = GameReport(game_number=game.game_number, denomination=self._denomination(asset),
+            report = GameReport(game_number=floor_game_number(base, game.game_number),
+                                denomination=self._denomination(asset),
                                 bet_won=game.bet_won, win_won=game.win_won, meters=meters or None)
             self._money_out(asset, "game", lambda: self.reported_games.report_game(
                 principal, asset, report, self._key(asset, game.key, _game_money(game))))
@@ -510,6 +573,8 @@ class ServicesFloor:
         """The floor's event log and alerts (see the module). The host's event keys count from 1 again when it
         restarts, so they are kept per boot of this process."""
         kind = event.kind
+        if kind in _HANDPAY_KINDS:
+            return  # recorded by handpay_pending / handpay_reset (the queue must not take a jackpot's credits)
         detail = {k: v for k, v in event.detail.items()}
         found = V.BY_KIND.get(kind)
         if found is None:
