@@ -244,6 +244,10 @@ def sas_host(prepare: bool, args: tuple[str, ...]) -> None:
     (slotsys/sas/cli.py)."""
     from slotsys.sas.cli import sas_host_main
 
+    if "-h" in args or "--help" in args:
+        click.echo("slotsys sas-host [--prepare]: --prepare first sets the --machine assets to machine mode and SAS "
+                   "secure enhanced validation (floor and TITO administration, audit-logged as the console)\n")
+
     def make_floor(assets: list[str]):
         from slotsys.app.bootstrap import build_services
         from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
