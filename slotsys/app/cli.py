@@ -230,6 +230,50 @@ def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate
                           offline_after=offline_after, machine_reported=machine_reported))
 
 
+_PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
+
+
+@main.command("sas-host", context_settings=_PASS_THROUGH)
+@click.option("--prepare", is_flag=True,
+              help="first set the --machine assets to machine mode and SAS secure enhanced validation")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def sas_host(prepare: bool, args: tuple[str, ...]) -> None:
+    """The SAS host on one channel over the floor's services (DATABASE_URL): every game, note, ticket and
+    handpay of the polled machines on the ledger. ``slotsys sas-host --port /dev/ttyS0 --machine 1=M001``;
+    ``--tcp HOST:PORT`` for an emulator over TCP; ``--memory`` for an in-memory floor; ``-h`` for every option
+    (slotsys/sas/cli.py)."""
+    from slotsys.sas.cli import sas_host_main
+
+    if "-h" in args or "--help" in args:
+        click.echo("slotsys sas-host [--prepare]: --prepare first sets the --machine assets to machine mode and SAS "
+                   "secure enhanced validation (floor and TITO administration, audit-logged as the console)\n")
+
+    def make_floor(assets: list[str]):
+        from slotsys.app.bootstrap import build_services
+        from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
+        from slotsys.kernel.logging import configure_logging
+
+        settings = get_settings()
+        configure_logging(settings.log_json, settings.log_level)
+        svc = build_services(settings)
+        if prepare:
+            prepare_sas_machines(svc, assets)
+        return build_sas_floor(svc)
+
+    sys.exit(sas_host_main(list(args), make_floor=make_floor))
+
+
+@main.command("sas-egm", context_settings=_PASS_THROUGH)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def sas_egm(args: tuple[str, ...]) -> None:
+    """SAS machine emulators on a pseudo-terminal (``--pty``, prints its path) or TCP (``--tcp HOST:PORT``),
+    played by random players: ``slotsys sas-egm --pty --address 1 --address 2``; ``-h`` for every option
+    (faults: ``--drop``, ``--corrupt``, ``--power-cycle-every``)."""
+    from slotsys.sas.cli import sas_egm_main
+
+    sys.exit(sas_egm_main(list(args)))
+
+
 from slotsys.app.mathcli import par, simulate  # noqa: E402  (game-math commands live in their own module)
 
 main.add_command(par)

@@ -13,6 +13,7 @@ from tito.services.desk import TicketDesk
 from tito.services.expiry import TicketExpiry
 from tito.services.kiosk import KioskService
 from tito.services.machine_in import TicketInService
+from tito.services.machine_out import TicketOutService
 from tito.services.ports import KioskDirectory, TicketMachines
 from tito.services.printing import TicketPrinting
 from tito.services.setup import TitoSetup
@@ -32,6 +33,7 @@ class TitoServices:
     cage: CageService
     kiosk: KioskService
     machine: TicketInService
+    machine_out: TicketOutService
     admin: TicketAdminService
     printing: TicketPrinting
     expiry: TicketExpiry
@@ -49,5 +51,6 @@ class TitoServices:
         return cls(
             settings=settings, book=book, desk=TicketDesk(settings, machines, book, ticket_in, setup),
             cage=CageService(ctx, book), kiosk=KioskService(ctx, book, kiosks), machine=ticket_in,
+            machine_out=TicketOutService(ctx, machines, book),
             admin=TicketAdminService(ctx, settings, machines, book, setup), printing=TicketPrinting(ctx, settings),
             expiry=TicketExpiry(ctx), setup=setup, reports=reports)

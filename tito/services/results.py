@@ -88,6 +88,20 @@ class CashOut(BaseModel):
     nonrestricted_credits: int
 
 
+class TicketPrinted(BaseModel):
+    """A ticket a machine printed with its own number, on file: ``ticket``; ``verified`` False for a secure
+    enhanced number that matches none of the machine's next 64 sequences; the machine's credit meters after it
+    (won)."""
+
+    machine: str
+    ticket: TicketView
+    verified: bool
+    credits: int
+    promo_credits: int
+    restricted_credits: int
+    nonrestricted_credits: int
+
+
 class HandpayReceipt(BaseModel):
     """A handpay of a machine's cashable credits with its receipt ticket; ``credits``: the cashable meter after."""
 

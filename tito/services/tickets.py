@@ -65,9 +65,10 @@ from tito.domain.validation import (
     SystemValidation,
     format_for_reading,
     normalize,
+    sas_secure_enhanced_number,
 )
 from tito.services.ports import TicketMachines, TitoUnitOfWork
-from tito.services.results import CashOut, HandpayReceipt, TicketLookup, TicketView
+from tito.services.results import CashOut, HandpayReceipt, TicketLookup, TicketPrinted, TicketView
 from tito.settings import TitoSettings
 
 log = structlog.get_logger("tito")
@@ -198,9 +199,25 @@ class TicketBook:
                 return vn, "system", None, 0
         raise Conflict("could not draw a unique validation number")  # pragma: no cover - 10 clashes in ~2**56
 
+    def _printed_number(self, machine: MachineView, vn: str) -> tuple[str, str, int | None, int]:
+        """(``vn``, scheme, SAS sequence used or None, next SAS sequence) for a number the machine itself printed
+        (SAS §15: the machine numbers its secure enhanced tickets from the validation ID and sequence the host
+        set; a system number came from the host by long poll 58). A secure enhanced number is matched against
+        the next 64 sequences of the machine's validation ID, so the floor's sequence follows the machine's;
+        one that matches none is put on file all the same (the player holds it) without a sequence."""
+        n = machine.numbering
+        if not vn.startswith("00") or not n.uses_sas:
+            return vn, "system" if not vn.startswith("00") else "sas", None, n.sas_sequence or 0
+        start = n.sas_sequence or 0
+        for k in range(64):
+            seq = (start + k) & 0xFFFFFF
+            if sas_secure_enhanced_number(n.sas_validation_id, seq) == vn:  # type: ignore[arg-type]
+                return vn, "sas", seq, (seq + 1) & 0xFFFFFF
+        return vn, "sas", None, start
+
     def issue(self, uow: TitoUnitOfWork, *, ticket_type: str, amount: int, debit_accounts: list[tuple[str, int]],
               machine: MachineView | None = None, station: str | None = None, actor: str,
-              expiry_days: int | None = None) -> tuple[Ticket, MachineView | None]:
+              expiry_days: int | None = None, printed_number: str | None = None) -> tuple[Ticket, MachineView | None]:
         """Issue one ticket of ``ticket_type`` for ``amount`` won, moving it from ``debit_accounts``
         [(account, won)], summing to ``amount``.
 
@@ -209,9 +226,13 @@ class TicketBook:
         ``Dr <account> / Cr tito:outstanding``. Expiry: ``expiry_days`` or the floor's
         ``ticket_expiry_days`` (default 30). The caller holds the machine's row lock. Returns the
         ticket and the machine with its numbering advanced (for the next ticket of the same cash-out).
+        ``printed_number``: the validation number the ``machine`` printed itself (:meth:`printed_cash_out`).
         """
         now = self.ctx.clock.now()
-        vn, scheme, sas_sequence, next_sas = self._next_number(uow, machine)
+        if printed_number is not None and machine is not None:
+            vn, scheme, sas_sequence, next_sas = self._printed_number(machine, printed_number)
+        else:
+            vn, scheme, sas_sequence, next_sas = self._next_number(uow, machine)
         if machine is not None:
             numbering = replace(machine.numbering, ticket_seq=machine.numbering.ticket_seq + 1,
                                 **({"sas_sequence": next_sas} if sas_sequence is not None else {}))
@@ -275,6 +296,37 @@ class TicketBook:
                                         tickets_out_count=len(issued))
         views = [ticket_view(t) for t in issued]
         return CashOut(machine=asset, ticket=views[0], tickets=views, **credit_view(self.machines.credits(uow, asset)))
+
+    def printed_cash_out(self, uow: TitoUnitOfWork, machine: MachineView, validation_number: object,
+                         amount: int) -> TicketPrinted:
+        """A cashable ticket the machine printed with its own number (a SAS machine: the machine decides its
+        cash-out and numbers the ticket; the caller holds the machine's row lock). Puts ``validation_number``
+        (18 digits, checked: :func:`parse_number`) on file for ``amount`` won, paid from the cashable meter, then
+        the non-restricted promotional one, as :meth:`cash_out` pays a cashable ticket. Ledger: ``Dr
+        machine:<a>:credits (+ Dr machine:<a>:nonrestricted) / Cr tito:outstanding``; meters tickets_out /
+        tickets_out_count. Raises ``ValidationFailed`` / :class:`CheckDigitWrong` (422 ``validation_number``),
+        ``Conflict`` (409 ``validation_number``: already on file), ``ValidationFailed`` (422 ``amount``: not
+        positive) and ``InsufficientFunds`` (409 ``amount``) when the machine's cashable credits on the floor
+        are less than the ticket."""
+        vn = parse_number(validation_number)
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+            raise ValidationFailed("amount is a positive integer of won", field="amount")
+        if uow.tickets.exists(vn):
+            raise Conflict(f"validation number {vn} is already on file", field="validation_number")
+        asset = machine.asset_number
+        meters = self.machines.credits(uow, asset)
+        if meters.cashable + meters.nonrestricted < amount:
+            raise InsufficientFunds(f"the machine printed ₩{amount:,} but its cashable credits on the floor are "
+                                    f"₩{meters.cashable + meters.nonrestricted:,}", field="amount",
+                                    credits=meters.to_dict())
+        cash = min(amount, meters.cashable)
+        sources = [(code, won) for code, won in ((accounts.machine_credits(asset), cash),
+                                                 (accounts.machine_nonrestricted(asset), amount - cash)) if won > 0]
+        t, _ = self.issue(uow, ticket_type=CASHABLE, amount=amount, debit_accounts=sources, machine=machine,
+                          actor=f"machine:{asset}", printed_number=vn)
+        self.machines.add_ticket_meters(uow, machine.id, tickets_out=amount, tickets_out_count=1)
+        return TicketPrinted(machine=asset, ticket=ticket_view(t), verified=t.sas_sequence is not None
+                             or t.scheme == "system", **credit_view(self.machines.credits(uow, asset)))
 
     def handpay_receipt(self, uow: TitoUnitOfWork, machine: MachineView, attendant: str) -> HandpayReceipt:
         """An attendant's handpay of a machine's cashable (and non-restricted promotional) credits,

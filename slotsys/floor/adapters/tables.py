@@ -74,6 +74,7 @@ machines = Table(
     Column("plan_x", Integer, nullable=True),
     Column("plan_y", Integer, nullable=True),
     Column("retired_at", TZDateTime, nullable=True),
+    Column("sas_meter_base", JSON, nullable=True),  # {"machine": {...}, "floor": {...}} at the first SAS enrolment
 )
 
 

@@ -19,7 +19,10 @@ Fields:
   played" meters), ``game_seq`` (the last game number);
 * ticketing (SAS 6.02 §15): ``validation_scheme`` ``system`` (host CSPRNG + Damm check digit) or ``sas`` (secure
   enhanced: ``sas_validation_id`` and the 3-byte ``sas_sequence``, drawn again at each ``sas_generation``),
-  ``ticket_seq``; ``credit_limit`` (won; ticket-in above it is refused, SAS status 0x84; None = the floor default).
+  ``ticket_seq``; ``credit_limit`` (won; ticket-in above it is refused, SAS status 0x84; None = the floor default);
+* on a SAS link: ``sas_meter_base`` (None until a SAS host first enrolls it): ``{"machine": {meter: value},
+  "floor": {meter: value, "game_seq": n}}``, the machine's own meters (SAS names, won or counts) and the floor's at
+  that moment, so a machine with lifetime meters is reconciled and numbered from the difference since.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ class Machine:
     plan_x: int | None = None
     plan_y: int | None = None
     retired_at: datetime | None = None
+    sas_meter_base: dict | None = None
     id: int | None = None  # the database's
 
     @property

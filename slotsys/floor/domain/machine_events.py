@@ -135,12 +135,23 @@ VOCABULARY: tuple[EventKind, ...] = (
     _k("game_number_skipped", None, "Game number skipped (games missing between two reports)",
        "게임 번호 누락 (보고 사이 게임 누락)", WARNING),
     _k("meter_mismatch", None, "Meter mismatch", "미터 불일치", WARNING, alert=True),
+    # noticed by a SAS host (slotsys.sas): the machine's own exception queue or answers
+    _k("exception_buffer_overflow", None, "SAS exception queue overflowed (meters reconciled)",
+       "SAS 예외 버퍼 넘침 (미터 대사)", WARNING),
+    _k("meter_decreased", None, "A machine meter went backwards (nothing accounted from it)",
+       "머신 미터 감소 (정산 제외)", CRITICAL, alert=True),
+    _k("software_signature_mismatch", None, "ROM signature does not match the approved program (disabled)",
+       "ROM 서명 불일치 (승인 프로그램 아님, 정지)", CRITICAL, alert=True, security=True),
+    _k("enrolment_refused", None, "SAS enrolment refused (disabled)", "SAS 등록 거부 (정지)", WARNING, alert=True),
+    _k("validation_number_unexpected", None, "Ticket number not the one expected from the validation ID",
+       "예상 밖의 티켓 검증 번호", CRITICAL, alert=True, security=True),
 )
 
 BY_KIND: dict[str, EventKind] = {k.kind: k for k in VOCABULARY}
 BY_CODE: dict[int, EventKind] = {k.sas_code: k for k in VOCABULARY if k.sas_code is not None}
 SYSTEM_ONLY = frozenset({"comms_lost", "comms_restored", "stacker_removed_outside_drop", "game_report_refused",
-                         "game_number_skipped", "meter_mismatch"})
+                         "game_number_skipped", "meter_mismatch", "exception_buffer_overflow", "meter_decreased",
+                         "software_signature_mismatch", "enrolment_refused", "validation_number_unexpected"})
 """Kinds only the system records: a machine may not report them itself (422 naming ``kind``)."""
 
 assert len(BY_KIND) == len(VOCABULARY) and len(BY_CODE) == sum(k.sas_code is not None for k in VOCABULARY)

@@ -54,6 +54,7 @@ class FdLink:
         self.owns = owns
         self._dec = InbandDecoder()
         self.bytes_out = self.bytes_in = 0
+        self.send_errors = 0  # frames the other end was not there to take
 
     @classmethod
     def open_path(cls, path: str, **kw) -> "FdLink":
@@ -65,7 +66,11 @@ class FdLink:
         data = encode_inband(frame, wakeup_first=wakeup)
         view = memoryview(data)
         while view:
-            n = os.write(self.fd, view)
+            try:
+                n = os.write(self.fd, view)
+            except OSError:  # the other end closed (EIO on a pty): as a wire with no one on it, the poll times out
+                self.send_errors += 1
+                return
             view = view[n:]
         self.bytes_out += len(frame)
         if self.pace_baud:

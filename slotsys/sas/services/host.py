@@ -8,7 +8,8 @@ floor's instructions). An identical poll that just succeeded is never sent again
 between, so a machine cannot read it as an implied NACK. The cycle then waits for its period to end.
 
 Exceptions → long polls → port (exactly once: each port call carries a key from SAS data, see floor_port):
-game ended 7F → 2F game meters → record_game (games played meter); bill 47–50 → 48 → bill_in (count of that
+game ended 7F → 2F game meters → bill_in for any notes its bills meter shows first, then record_game (games
+played meter); bill 47–50 → 48 (lost: the bills meter) → bill_in (count of that
 note); ticket printed 3D → 4D → ticket_issued (secure enhanced numbers checked against the validation ID and
 sequence the host set with 4C); system validation 57 → 57 → port number → 58; ticket inserted 67 → 70 →
 authorize_ticket → 71, then 68 → 71 FF → ticket_redeemed (commit or release); handpay 51 → 1B →
@@ -56,7 +57,7 @@ __all__ = ["SasHost", "SasChannel", "MachineSpec", "ChannelCounters", "MachineSn
 
 # meters read after a game ended (one 2F poll)
 GAME_METERS = (METER.COIN_IN, METER.COIN_OUT, METER.JACKPOT, METER.GAMES_PLAYED, METER.GAMES_WON,
-               METER.MACHINE_PAID_PAYTABLE_WIN, METER.CURRENT_CREDITS, METER.HANDPAID_CANCELLED)
+               METER.MACHINE_PAID_PAYTABLE_WIN, METER.CURRENT_CREDITS, METER.HANDPAID_CANCELLED, METER.BILLS)
 # the full reconciliation set (two 2F polls + 9A)
 RECON_METERS = (
     (METER.COIN_IN, METER.COIN_OUT, METER.JACKPOT, METER.HANDPAID_CANCELLED, METER.CANCELLED, METER.GAMES_PLAYED,
@@ -351,8 +352,14 @@ class SasChannel:
                       lambda e: self._job(s, "2F game", m.SelectedMetersRequest(GAME_METERS),
                                           lambda f: self._game_meters(s, f)))
         elif code in BILL_EXCEPTIONS:
-            self._job(s, "48", m.SendLastBill(), lambda f: self._bill(s, f))
+            self._job(s, "48", m.SendLastBill(), lambda f: self._bill(s, f),
+                      lambda e: self._job(s, "2F bills", m.SelectedMetersRequest((METER.BILLS,)),
+                                          lambda f: self._bill_meter(s, m.SelectedMeters.decode(f).meters, None),
+                                          front=True))
         elif code in (EXC.TICKET_PRINTED, EXC.HANDPAY_VALIDATED):
+            # a priority exception, reported before older queued game-ended ones: the games that won the
+            # ticket's credits are accounted from the meters first (their keys make the later 7F a no-op)
+            self._job(s, "2F game", m.SelectedMetersRequest(GAME_METERS), lambda f: self._game_meters(s, f))
             self._job(s, "4D", m.EnhancedValidationRequest(0), lambda f: self._ticket_out(s, f))
         elif code == EXC.VALIDATION_ID_NOT_CONFIGURED:
             self._set_validation_id(s)
@@ -363,6 +370,8 @@ class SasChannel:
         elif code == EXC.TICKET_TRANSFER_COMPLETE:
             self._job(s, "71 status", m.RedeemTicket(RedeemCode.REQUEST_STATUS), lambda f: self._ticket_final(s, f))
         elif code == EXC.HANDPAY_PENDING:
+            # priority too: the games before it first (a cancelled-credit handpay pays the credits they left)
+            self._job(s, "2F game", m.SelectedMetersRequest(GAME_METERS), lambda f: self._game_meters(s, f))
             self._job(s, "1B", m.SendHandpayInfo(), lambda f: self._handpay_info(s, f))
         elif code == EXC.HANDPAY_RESET:
             self._job(s, "2F handpay", m.SelectedMetersRequest(GAME_METERS), lambda f: self._handpay_reset(s, f))
@@ -445,9 +454,10 @@ class SasChannel:
         s.enrolment = enrolment
         if s.baseline:
             # enrolled before (back online, power applied): account what happened meanwhile from the same
-            # meters before they become the baseline, with the same keys the exceptions would have produced
-            self._account_games(s, raw)
+            # meters before they become the baseline, with the same keys the exceptions would have produced;
+            # notes first (money in can only raise the credits: games staked from them then find them there)
             self._bill_meter(s, raw, None)
+            self._account_games(s, raw)
         s.enrolled = True
         s.baseline = {c: v for c, v in raw.items()}
         s.bonus_total = bonus.total
@@ -505,7 +515,11 @@ class SasChannel:
         return bool(back)
 
     def _game_meters(self, s: _Session, frame: bytes) -> None:
-        self._account_games(s, dict(m.SelectedMeters.decode(frame).meters))
+        """A game-ended read: the notes behind its bills meter first (a 48 lost to the link, or not polled yet,
+        must not leave the game staked from credits the floor has not been told of), then the game(s)."""
+        meters = dict(m.SelectedMeters.decode(frame).meters)
+        self._bill_meter(s, meters, None)
+        self._account_games(s, meters)
 
     def _account_games(self, s: _Session, meters: dict[int, int]) -> None:
         """Derive the game(s) played since the baseline from ``meters`` (games played, coin-in, paytable win)."""
@@ -527,27 +541,52 @@ class SasChannel:
         self._call(s, lambda: self.port.record_game(game))
 
     def reconcile(self, asset: str, trigger: str = "reconcile") -> None:
-        """Queue a full meter reconciliation of ``asset`` (2F × 2, 9A → port.reconcile_meters)."""
+        """Queue a full meter reconciliation of ``asset``: the game meters (notes and games accounted), the unread
+        validation records (tickets whose 3D an overflowing queue lost), then 2F × 2, 9A → port.reconcile_meters.
+        In that order the money comes in before it is played and played before it is cashed out, and the meters
+        compared are read after the tickets (a machine still playing may move them again meanwhile)."""
         s = self.by_asset[asset]
         s.last_recon_at = self.clock.monotonic()
-        got: dict[int, int] = {}
-        for i, codes in enumerate(RECON_METERS):
-            self._job(s, f"2F recon{i}", m.SelectedMetersRequest(codes),
-                      lambda f: got.update(m.SelectedMeters.decode(f).meters))
 
-        def finish(f: bytes) -> None:
-            if len(got) < sum(len(c) for c in RECON_METERS):
-                return  # a part was lost: the next reconciliation covers it
-            # games and notes since the last exception are accounted from these same meters first (an
-            # exception queue overflow loses game-ended exceptions; the meters do not lose games)
-            self._account_games(s, got)
-            self._bill_meter(s, got, None)
-            bonus = m.LegacyBonusMeters.decode(f).total
-            report = MeterReport(asset, f"{asset}:meters:{got.get(METER.GAMES_PLAYED, 0)}:{trigger}", trigger,
-                                 self._named(s, got, bonus))
-            self._call(s, lambda: self.port.reconcile_meters(report))
+        def read() -> None:
+            got: dict[int, int] = {}
+            for i, codes in enumerate(RECON_METERS):
+                self._job(s, f"2F recon{i}", m.SelectedMetersRequest(codes),
+                          lambda f: got.update(m.SelectedMeters.decode(f).meters))
 
-        self._job(s, "9A recon", m.SendLegacyBonusMeters(), finish)
+            def finish(f: bytes) -> None:
+                if len(got) < sum(len(c) for c in RECON_METERS):
+                    return  # a part was lost: the next reconciliation covers it
+                # notes and games since are accounted from these same meters first (an exception queue overflow
+                # loses game-ended exceptions; the meters do not lose games), notes first
+                self._bill_meter(s, got, None)
+                self._account_games(s, got)
+                bonus = m.LegacyBonusMeters.decode(f).total
+                report = MeterReport(asset, f"{asset}:meters:{got.get(METER.GAMES_PLAYED, 0)}:{trigger}", trigger,
+                                     self._named(s, got, bonus))
+                self._call(s, lambda: self.port.reconcile_meters(report))
+
+            self._job(s, "9A recon", m.SendLegacyBonusMeters(), finish)
+
+        def games(f: bytes) -> None:
+            self._game_meters(s, f)
+            self._drain_tickets(s, read)
+
+        self._job(s, "2F recon game", m.SelectedMetersRequest(GAME_METERS), games,
+                  lambda e: self._drain_tickets(s, read))
+
+    def _drain_tickets(self, s: _Session, then: Callable[[], None]) -> None:
+        """Read unread validation records (4D) until the machine has none, each to ticket_issued; then ``then``
+        (also when a read fails: the next reconciliation reads again)."""
+        def got(f: bytes) -> None:
+            rec = m.EnhancedValidationRecord.decode(f)
+            if rec.empty:
+                then()
+                return
+            self._ticket_record(s, rec)
+            self._job(s, "4D drain", m.EnhancedValidationRequest(0), got, lambda e: then(), front=True)
+
+        self._job(s, "4D drain", m.EnhancedValidationRequest(0), got, lambda e: then(), front=True)
 
     # ------------------------------------------------------------------ bills
     def _bill(self, s: _Session, frame: bytes) -> None:
@@ -581,6 +620,11 @@ class SasChannel:
         rec = m.EnhancedValidationRecord.decode(frame)
         if rec.empty:
             return
+        self._ticket_record(s, rec)
+        # more unread records may wait (several tickets between polls)
+        self._job(s, "4D", m.EnhancedValidationRequest(0), lambda f: self._ticket_out(s, f))
+
+    def _ticket_record(self, s: _Session, rec: m.EnhancedValidationRecord) -> None:
         vn = rec.validation_number
         verified = True
         scheme = "sas" if rec.system_id == 0 else "system"
@@ -594,8 +638,6 @@ class SasChannel:
         t = TicketIssued(s.spec.asset, f"{s.spec.asset}:ticket-out:{vn}", vn, rec.amount, rec.at,
                          rec.ticket_number, scheme, verified)
         self._call(s, lambda: self.port.ticket_issued(t))
-        # more unread records may wait (several tickets between polls)
-        self._job(s, "4D", m.EnhancedValidationRequest(0), lambda f: self._ticket_out(s, f))
 
     def _pending_cashout(self, s: _Session, frame: bytes) -> None:
         p = m.PendingCashout.decode(frame)

@@ -1,0 +1,238 @@
+"""End to end on the real PostgreSQL: a SAS host over :class:`ServicesFloor` (the floor's real services) polls
+three emulated SAS machines on one pseudo-terminal daisy chain, with lost responses (machine 2) and corrupted
+CRCs (machine 3) injected. The machines take notes, play, print a ticket that machine 3 redeems (and machine 2
+is refused: already redeemed; an unknown number: not on file). At the end every won is accounted once: the
+floor's meters equal each emulator's, no meter mismatch was recorded, each note, game and ticket is one journal
+entry, the host's meters equal the emulators' and the ledger audit balances."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from jackpot_controller.adapters.tables import JackpotWager
+from slotsys.app.wiring.sas import build_sas_floor
+from slotsys.floor.adapters.tables import GameRound
+from slotsys.floor.games import GAMES_DIR, load_game
+from slotsys.floor.services.admin import create_bank, create_zone, enrol_machine
+from slotsys.kernel.adapters.db import JournalEntryRow
+from slotsys.kernel.context import Principal
+from slotsys.kernel.idempotency import OnceKey, fingerprint
+from slotsys.sas.adapters.floor_services import floor_meters
+from slotsys.sas.adapters.links import FdLink, open_pty_pair
+from slotsys.sas.domain.clock import SystemClock
+from slotsys.sas.domain.codes import METER, RedeemCode, RedeemStatus
+from slotsys.sas.domain.egm import EgmConfig, EgmModel
+from slotsys.sas.domain.link import LinkTimings
+from slotsys.sas.emulator import EgmServer, Faults, SasEgm
+from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
+from tito.domain.validation import sas_secure_enhanced_number
+
+pytestmark = pytest.mark.integration
+
+PROGRAM = (GAMES_DIR / "dragon_pearl_50.yaml").read_bytes()
+TIMINGS = LinkTimings(response_timeout_s=0.1, inter_byte_timeout_s=0.05, cycle_s=0.05)
+ASSETS = {1: "S001", 2: "S002", 3: "S003"}
+GAMES = 12
+
+
+def wait(cond, timeout=25.0, what=""):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def egm_meters(model: EgmModel) -> dict[str, int]:
+    """An emulator's meters in won (counts) under the names of ``floor_meters``."""
+    d, g = model.denom, model.meters
+    return {"coin_in": g[METER.COIN_IN] * d, "paytable_win": g[METER.MACHINE_PAID_PAYTABLE_WIN] * d,
+            "handpaid_cancelled": g[METER.HANDPAID_CANCELLED] * d,
+            "games_played": g[METER.GAMES_PLAYED], "games_won": g[METER.GAMES_WON], "bills": g[METER.BILLS] * d,
+            "ticket_in": g[METER.TICKET_IN_CENTS], "ticket_out": g[METER.TICKET_OUT_CENTS],
+            "ticket_in_count": g[METER.TICKET_IN_COUNT], "ticket_out_count": g[METER.TICKET_OUT_COUNT],
+            "credits": model.credits * d}
+
+
+@pytest.fixture
+def sas_floor(pg_app):
+    svc = pg_app.extensions["slotsys"]
+    with svc.uow() as uow:  # a SAS bank of its own (no zone mystery level: no award lands beside the machine)
+        create_zone(uow, None, "SAS", "SAS zone")
+        create_bank(uow, None, "S1", "Bank S1", "SAS", "N")
+        for x, asset in enumerate(ASSETS.values()):
+            enrol_machine(uow, svc.ctx, None, {"asset_number": asset, "bank": "S1", "game": "dragon_pearl_50",
+                                               "denomination": 100, "validation_scheme": "sas",
+                                               "outcome_source": "machine", "x": x, "y": 20,
+                                               "reason": "SAS test floor"}, tickets=svc.tito.desk)
+        uow.commit()
+    floor = build_sas_floor(svc)
+    game = load_game("dragon_pearl_50")
+    clock = SystemClock()
+    egms = {}
+    for addr in ASSETS:
+        cfg = EgmConfig(address=addr, asset_number=2000 + addr, serial=f"SN{addr}", game=game, denomination=100,
+                        program=PROGRAM, seed=addr, jackpot_limit_credits=10_000_000, rom_delay_s=0.02,
+                        ticket_limit=20_000 if addr == 2 else 1_000_000)
+        faults = Faults(drop=0.1 if addr == 2 else 0.0, corrupt=0.1 if addr == 3 else 0.0, seed=addr)
+        egms[addr] = SasEgm(EgmModel(cfg, clock), faults)
+    master, slave, _ = open_pty_pair()
+    server = EgmServer(FdLink(slave), list(egms.values())).start()
+    channel = SasChannel("pty", FdLink(master), [MachineSpec(a, asset, 2000 + a) for a, asset in ASSETS.items()],
+                         floor, timings=TIMINGS, reconcile_every_s=0)
+    host = SasHost([channel])
+    host.start()
+    yield svc, floor, egms, host, channel
+    host.stop()
+    server.close()
+    channel.link.close()
+    server.link.close()
+
+
+def _count(uow, kind: str, asset: str) -> int:
+    return uow.session.scalar(select(func.count()).select_from(JournalEntryRow).where(
+        JournalEntryRow.kind == kind, JournalEntryRow.refs["machine"].as_string() == asset))
+
+
+def test_sas_floor_on_the_real_services(sas_floor):
+    svc, floor, egms, host, channel = sas_floor
+    wait(lambda: all(s.signature == "ok" for s in channel.sessions), what="enrolment + ROM signature")
+
+    notes = {1: (10_000, 5_000), 2: (50_000,), 3: (10_000, 1_000)}
+    for addr, e in egms.items():
+        with e.model.lock:
+            for won in notes[addr]:
+                assert e.model.insert_bill(won)
+    for _ in range(GAMES):
+        for e in egms.values():
+            with e.model.lock:
+                assert e.model.play() is not None
+        time.sleep(0.03)
+    wait(lambda: channel.idle() and channel.counters.games >= GAMES * len(egms), what="games")
+
+    decisions = []  # the floor's answers to the host (recorded on their way back, not replaced)
+    authorize = floor.authorize_ticket
+    floor.authorize_ticket = lambda request: decisions.append(authorize(request)) or decisions[-1]
+
+    # a ticket printed on machine 1 and redeemed in machine 3
+    with egms[1].model.lock:
+        assert egms[1].model.cash_out() == "ticket"
+        ticket = egms[1].model.printed[-1]
+
+    def on_file(status: str) -> bool:
+        with svc.uow(readonly=True) as uow:
+            t = uow.tickets.get(ticket.validation_number)
+            return t is not None and t.status == status
+    wait(lambda: on_file("issued") and channel.idle(), what="ticket on file")
+    with egms[3].model.lock:
+        assert egms[3].model.insert_ticket(ticket.validation_number)
+    wait(lambda: on_file("redeemed") and egms[3].model.escrow is None and channel.idle(), what="ticket redeemed")
+    assert egms[3].model.last_redemption.status == RedeemStatus.CASHABLE_REDEEMED
+    assert [(d.code, d.amount_won) for d in decisions] == [(RedeemCode.VALID_CASHABLE, ticket.amount)]
+
+    # the same ticket in machine 2: already redeemed; a number never issued: not on file; nothing paid
+    for number, code in ((ticket.validation_number, RedeemCode.ALREADY_REDEEMED),
+                         (sas_secure_enhanced_number(0x0ABCDE, 7), RedeemCode.NOT_ON_FILE)):
+        credits = egms[2].model.credits
+        with egms[2].model.lock:
+            assert egms[2].model.insert_ticket(number)
+        wait(lambda number=number: egms[2].model.escrow is None and egms[2].model.last_redemption is not None
+             and egms[2].model.last_redemption.validation_number == number, what=f"refusal 0x{code:02X}")
+        assert egms[2].model.last_redemption.status >= 0x80 and egms[2].model.credits == credits
+        assert decisions[-1].code == code, decisions[-1]  # the floor's reason, as the long poll 71 code
+    # machine 2 cashes out above its ticket limit: a cancelled-credit handpay in the attendant's queue; the
+    # attendant pays it (a handpay receipt for the credits on the floor), the host resets the machine (94)
+    wait(lambda: channel.idle(), what="idle before the handpay")
+    with egms[2].model.lock:
+        hand = egms[2].model.credits_won
+        assert egms[2].model.cash_out() == "handpay"
+    attendant = Principal("staff", "attendant", "attendant")
+
+    def queued():
+        q = svc.events.handpays(attendant, state="pending", before_id=None, limit=20).handpays
+        return [h for h in q if h.machine == "S002"]
+    wait(lambda: queued(), what="handpay queued")
+    (h,) = queued()
+    assert (h.source, h.amount) == ("cancelled_credit", hand)
+    svc.events.sign(attendant, h.id, OnceKey(attendant.id, "sas-test-handpay", fingerprint("sign", h.id)))
+    wait(lambda: not egms[2].model.handpays and channel.idle() and not channel.by_asset["S002"].handpays_open,
+         what="handpay reset")
+    assert egms[2].model.credits == 0 and egms[2].model.meters[METER.HANDPAID_CANCELLED] * 100 == hand
+
+    # machine 1 goes silent (offline: comms_lost) and plays meanwhile; back online, the games are accounted
+    # from its meters at re-enrolment under the same keys
+    with egms[1].model.lock:
+        assert egms[1].model.insert_bill(10_000)
+    notes[1] += (10_000,)
+    wait(lambda: channel.idle(), what="idle before silence")
+    egms[1].faults.silent_until = float("inf")
+    wait(lambda: channel.by_asset["S001"].link.state.value == "offline", what="machine 1 offline")
+    for _ in range(4):
+        with egms[1].model.lock:
+            assert egms[1].model.play() is not None
+    egms[1].faults.silent_until = 0.0
+    wait(lambda: channel.by_asset["S001"].enrolled and channel.idle(), what="machine 1 back")
+    # and a power cycle of machine 3 (0x18 / 0x17, enrolment again)
+    egms[3].power_cycle(0.3)
+    time.sleep(0.6)
+    wait(lambda: channel.by_asset["S003"].enrolled and channel.idle(), what="machine 3 after power cycle")
+
+    # more play, then a full reconciliation of every machine
+    for _ in range(3):
+        for e in egms.values():
+            with e.model.lock:
+                e.model.play()
+        time.sleep(0.03)
+    wait(lambda: channel.idle(), what="idle")
+    host.reconcile_all("final")
+    time.sleep(0.3)
+    wait(lambda: channel.idle() and not any(s.jobs or s.pending_calls for s in channel.sessions),
+         what="reconciliation")
+
+    assert floor.refused == [], floor.refused
+    with svc.uow(readonly=True) as uow:
+        for addr, asset in ASSETS.items():
+            m = uow.machines.get(asset)
+            mine = egm_meters(egms[addr].model)
+            assert floor_meters(m, uow.machines.credits(asset).total) == mine, asset
+            for kind in ("meter_mismatch", "game_report_refused", "game_number_skipped"):
+                assert uow.machine_events.for_machine(m.id, kind=kind, limit=5) == [], (asset, kind)
+            # every game's bet joined the jackpot controller's wager queue (the floor-wide levels' contributions)
+            wagered = uow.session.scalar(select(func.coalesce(func.sum(JackpotWager.bet_won), 0)).where(
+                JackpotWager.asset == asset))
+            assert wagered == mine["coin_in"], asset
+            assert _count(uow, "machine.bill_in", asset) == len(notes[addr])  # each note once
+            rounds = uow.session.scalar(select(func.count()).select_from(GameRound).where(GameRound.machine_id == m.id))
+            assert rounds <= mine["games_played"] and m.game_seq == mine["games_played"]
+            # the host's meters (its baseline after the last poll) are the machine's own
+            base = channel.by_asset[asset].baseline
+            g = egms[addr].model.meters
+            for code in (METER.COIN_IN, METER.GAMES_PLAYED, METER.BILLS, METER.MACHINE_PAID_PAYTABLE_WIN):
+                assert base[code] == g[code], (asset, hex(code))
+        t = uow.tickets.get(ticket.validation_number)
+        assert (t.status, t.redeemed_location, t.amount) == ("redeemed", "S003", ticket.amount)
+        issued = uow.session.scalar(select(func.count()).select_from(JournalEntryRow).where(
+            JournalEntryRow.kind == "tito.issue",
+            JournalEntryRow.refs["validation_number"].as_string() == ticket.validation_number))
+        redeemed = uow.session.scalar(select(func.count()).select_from(JournalEntryRow).where(
+            JournalEntryRow.kind == "tito.redeem",
+            JournalEntryRow.refs["validation_number"].as_string() == ticket.validation_number))
+        assert (issued, redeemed) == (1, 1)
+    audit = svc.audit.report()
+    assert audit["balanced"], audit
+    # the faults happened and were survived
+    assert egms[2].faults.dropped > 0 and egms[3].faults.corrupted > 0
+    totals = host.counters()["pty"]
+    assert totals["retries"] > 0 and totals["crc_errors"] + totals["timeouts"] > 0
+    assert totals["port_errors"] == 0
+    with svc.uow(readonly=True) as uow:
+        kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S001").id, limit=200)}
+        assert {"comms_lost", "comms_restored"} <= kinds, kinds
+        kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S003").id, limit=200)}
+        assert {"power_off", "power_on"} <= kinds, kinds
+        kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S002").id, limit=200)}
+        assert {"handpay_pending", "handpay_reset"} <= kinds, kinds

@@ -1,0 +1,50 @@
+"""``slotsys sas-host`` / ``slotsys sas-egm`` are subcommands of the real CLI, their options passed through to the
+SAS entry points; ``--machine ADDRESS=ASSET`` names the floor machine behind each address."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from slotsys.app.cli import main
+from slotsys.sas.cli import _machine, sas_egm_main, sas_host_main
+
+
+def test_the_subcommands_pass_their_options_through():
+    r = CliRunner().invoke(main, ["sas-host", "-h"])
+    assert r.exit_code == 0 and "--machine" in r.output and "--memory" in r.output
+    r = CliRunner().invoke(main, ["sas-egm", "-h"])
+    assert r.exit_code == 0 and "--pty" in r.output and "--settle" in r.output
+
+
+def test_machine_option():
+    assert _machine("7=V001") == (7, "V001")
+    with pytest.raises(argparse.ArgumentTypeError):
+        _machine("7")
+
+
+def test_host_over_tcp_with_the_in_memory_floor_enrols_the_emulated_machine(capsys):
+    """The two entry points against each other for a few seconds (TCP, the host's --memory floor)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done: list[int] = []
+    egm = threading.Thread(target=lambda: done.append(sas_egm_main(
+        ["--tcp", f"127.0.0.1:{port}", "--address", "1", "--seconds", "4", "--settle", "0", "--no-player"])))
+    egm.start()
+    for _ in range(100):  # until the emulator listens
+        try:
+            rc = sas_host_main(["--tcp", f"127.0.0.1:{port}", "--machine", "1=A1", "--memory", "--seconds", "2.5",
+                                "--report-every", "1", "--response-timeout-ms", "60"])
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.05)
+    egm.join(10)
+    out = capsys.readouterr().out
+    assert rc == 0 and done == [0]
+    assert '"asset": "A1"' in out and '"enrolled": true' in out  # the host's snapshot of the machine it enrolled

@@ -1,0 +1,175 @@
+"""ServicesFloor (the SAS host's floor port over the floor's real services) on the SQLite demo floor: enrolment
+accepted or refused with the reason, a game / notes / a ticket applied once per port key (a repeat changes
+nothing), a refusal recorded without stopping the host, a disabled machine told to stop."""
+
+from __future__ import annotations
+
+import pytest
+
+from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
+from slotsys.kernel.context import Principal
+from slotsys.sas.services.floor_port import (
+    BillIn, GamePlayed, HandpayPending, HandpayReset, InstructionDone, MachineEvent, MachineIdentity, MeterReport,
+    TicketIssued,
+)
+from tito.domain.validation import sas_secure_enhanced_number
+
+
+def identity(asset: str, denomination: int = 100, max_bet: int = 50) -> MachineIdentity:
+    return MachineIdentity(asset, 1, "602", "SN1", "SL", "000", "DP50", denomination, max_bet, "9500", (1,))
+
+
+def meters(asset: str) -> MeterReport:
+    return MeterReport(asset, f"{asset}:meters:0:enrolment", "enrolment", {"coin_in": 0, "games_played": 0})
+
+
+@pytest.fixture
+def sas(app):
+    svc = app.extensions["slotsys"]
+    return svc, build_sas_floor(svc)
+
+
+def test_enrolment_is_refused_with_the_reason_until_the_machine_is_a_sas_machine(sas):
+    svc, floor = sas
+    assert floor.enrol(identity("Z999"), meters("Z999")).reason == "asset Z999 is not on the floor"
+    refused = floor.enrol(identity("M001"), meters("M001"))  # the demo floor's M001 plays server-decided spins
+    assert not refused.accepted and "server mode" in refused.reason
+    prepare_sas_machines(svc, ["M001"])
+    wrong = floor.enrol(identity("M001", denomination=1_000), meters("M001"))
+    assert not wrong.accepted and "denomination" in wrong.reason
+    ok = floor.enrol(identity("M001"), meters("M001"))
+    assert ok.accepted and ok.validation == "secure_enhanced" and 0 < ok.validation_id <= 0xFFFFFF
+    assert ok.max_bonus_won == svc.jackpots.settings.max_award_won
+
+
+def test_a_game_notes_and_a_ticket_are_applied_once_per_key(sas):
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M001"])
+    enrolment = floor.enrol(identity("M001"), meters("M001"))
+    bill = BillIn("M001", "M001:bills:160", 16_000, -1, 0)  # two notes between two polls: ₩10,000 + 5,000 + 1,000
+    floor.bill_in(bill)
+    floor.bill_in(bill)  # the host's retry after a lost answer
+    game = GamePlayed("M001", "M001:game:1", 1, 1, 1_000, 400, 1,
+                      {"coin_in": 1_000, "paytable_win": 400, "games_played": 1, "games_won": 1})
+    floor.record_game(game)
+    floor.record_game(game)
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M001")
+        assert (m.bills_in, m.coin_in, m.coin_out, m.games_played, m.game_seq) == (16_000, 1_000, 400, 1, 1)
+        assert uow.machines.credits("M001").cashable == 15_400
+    vn = sas_secure_enhanced_number(enrolment.validation_id, enrolment.validation_sequence + 1)
+    ticket = TicketIssued("M001", f"M001:ticket-out:{vn}", vn, 15_400, None, 1, "sas", True)
+    floor.ticket_issued(ticket)
+    floor.ticket_issued(ticket)
+    with svc.uow(readonly=True) as uow:
+        t = uow.tickets.get(vn)
+        assert (t.status, t.amount, t.issued_by) == ("issued", 15_400, "M001")
+        assert uow.machines.credits("M001").cashable == 0 and uow.machines.get("M001").tickets_out_count == 1
+    # a ticket out before the note that paid for it (SAS reports the priority 3D before the queued bill
+    # exception): it waits for the credits, and a game after it waits behind it, in order
+    other = sas_secure_enhanced_number(enrolment.validation_id, enrolment.validation_sequence + 2)
+    floor.ticket_issued(TicketIssued("M001", f"M001:ticket-out:{other}", other, 5_000, None, 2, "sas", True))
+    floor.record_game(GamePlayed("M001", "M001:game:2", 2, 1, 1_000, 0, 0,
+                                 {"coin_in": 2_000, "paytable_win": 400, "games_played": 2, "games_won": 1}))
+    assert floor.waiting("M001") == 2 and floor.refused == []
+    with svc.uow(readonly=True) as uow:
+        assert uow.tickets.get(other) is None and uow.machines.get("M001").game_seq == 1
+    floor.bill_in(BillIn("M001", "M001:bills:210", 5_000, -1, 0))  # wrong order: the ticket first, the game waits
+    assert floor.waiting("M001") == 1
+    floor.bill_in(BillIn("M001", "M001:bills:220", 1_000, -1, 0))
+    assert floor.waiting("M001") == 0 and floor.refused == []
+    with svc.uow(readonly=True) as uow:
+        assert uow.tickets.get(other).amount == 5_000 and uow.machines.get("M001").game_seq == 2
+        assert uow.machines.credits("M001").cashable == 0
+    # a refusal that more credits cannot cure is final: recorded, the host goes on
+    floor.ticket_issued(TicketIssued("M001", f"M001:ticket-out:{other}:again", other, 5_000, None, 3, "sas", True))
+    assert [(a, what) for a, what, _ in floor.refused] == [("M001", "ticket_out")]
+    assert svc.audit.report()["balanced"]
+
+
+def test_a_machine_disabled_on_the_floor_is_told_to_stop_and_to_play_again(sas):
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M003"])
+    assert floor.instructions("M003") == []
+    operator = Principal("staff", "operator", "operator")
+    svc.floor_admin.disable(operator, "M003", "reel glass cracked")
+    (stop,) = floor.instructions("M003")
+    assert stop.enabled is False and "reel glass" in stop.reason
+    assert floor.instructions("M003") == [stop]  # the same instruction until the host has done it
+    floor.instruction_done(InstructionDone("M003", stop.instruction_id, True))
+    assert floor.instructions("M003") == []
+    svc.floor_admin.enable(operator, "M003", "glass replaced")
+    (go,) = floor.instructions("M003")
+    assert go.enabled is True and go.instruction_id != stop.instruction_id
+
+
+def test_a_machine_with_lifetime_meters_is_numbered_and_reconciled_from_its_baseline(sas):
+    """M005 played server-decided games on the floor before; the SAS machine now behind it has 10 years of meters."""
+    svc, floor = sas
+    api_machine = Principal("machine", "M005")
+    from slotsys.kernel.idempotency import OnceKey, fingerprint
+
+    svc.floor.bill_in(api_machine, "M005", 10_000, OnceKey(api_machine.id, "b1", fingerprint("bill", 1)))
+    for n in range(3):
+        svc.floor.spin(api_machine, "M005", {"lines": 10, "multiplier": 1},
+                       OnceKey(api_machine.id, f"s{n}", fingerprint("spin", n)))
+    svc.floor.cash_out(api_machine, "M005", OnceKey(api_machine.id, "c", fingerprint("cash-out")))
+    prepare_sas_machines(svc, ["M005"])
+    lifetime = {"coin_in": 900_000_000, "paytable_win": 850_000_000, "handpaid_cancelled": 0, "games_played": 4_000_000,
+                "games_won": 1_000_000, "bills": 700_000_000, "ticket_in": 1_000, "ticket_out": 2_000,
+                "ticket_in_count": 1, "ticket_out_count": 1, "credits": 0}
+    report = MeterReport("M005", "M005:meters:4000000:enrolment", "enrolment", lifetime)
+    assert floor.enrol(identity("M005"), report).accepted
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M005")
+        base = m.sas_meter_base
+        floor_before = (m.game_seq, m.coin_in, m.bills_in)
+    assert base["machine"]["games_played"] == 4_000_000 and base["floor"]["game_seq"] == floor_before[0] == 3
+    assert floor.reconcile_meters(MeterReport("M005", "M005:meters:4000000:r", "reconcile", lifetime)) == []
+    floor.bill_in(BillIn("M005", "M005:bills:7000050", 5_000, -1, 0))
+    played = {**lifetime, "coin_in": lifetime["coin_in"] + 1_000, "paytable_win": lifetime["paytable_win"] + 200,
+              "games_played": 4_000_001, "games_won": 1_000_001, "bills": lifetime["bills"] + 5_000, "credits": 4_200}
+    floor.record_game(GamePlayed("M005", "M005:game:4000001", 4_000_001, 1, 1_000, 200, 1, played))
+    assert floor.refused == []
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M005")
+        assert (m.game_seq, m.coin_in - floor_before[1], m.bills_in - floor_before[2]) == (4, 1_000, 5_000)
+        assert uow.machine_events.for_machine(m.id, kind="game_number_skipped", limit=5) == []
+        assert uow.machine_events.for_machine(m.id, kind="meter_mismatch", limit=5) == []
+    assert floor.reconcile_meters(MeterReport("M005", "M005:meters:4000001:r", "reconcile", played)) == []
+    # a second enrolment (power applied) keeps the baseline
+    assert floor.enrol(identity("M005"), MeterReport("M005", "k", "power_on", played)).accepted
+    with svc.uow(readonly=True) as uow:
+        assert uow.machines.get("M005").sas_meter_base == base
+
+
+def test_handpays_reach_the_attendants_queue_only_for_cancelled_credits(sas):
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M007"])
+    assert floor.enrol(identity("M007"), meters("M007")).accepted
+    floor.bill_in(BillIn("M007", "M007:bills:500", 50_000, -1, 0))
+    attendant = Principal("staff", "attendant", "attendant")
+
+    def queued():
+        return [h for h in svc.events.handpays(attendant, state="pending", before_id=None, limit=50).handpays
+                if h.machine == "M007"]
+
+    # the host's generic event of exception 0x51, and a jackpot handpay: recorded, nothing queued
+    floor.record_event(MachineEvent("M007", "M007:event:1", "handpay_pending", 0x51))
+    floor.handpay_pending(HandpayPending("M007", "M007:handpay:0:0:3000000", 3_000_000, "jackpot", 0x40))
+    assert queued() == []
+    floor.handpay_pending(HandpayPending("M007", "M007:handpay:0:0:50000", 50_000, "cancelled_credits", 0x80))
+    (h,) = queued()
+    assert (h.source, h.amount) == ("cancelled_credit", 50_000)
+    assert floor.handpays_paid("M007") == []
+    from slotsys.kernel.idempotency import OnceKey, fingerprint
+
+    svc.events.sign(attendant, h.id, OnceKey(attendant.id, "hp", fingerprint("sign", h.id)))
+    assert floor.handpays_paid("M007") == ["M007:handpay:0:0:50000"]
+    floor.handpay_reset(HandpayReset("M007", "M007:handpay:0:0:50000", 50_000, "cancelled_credits", True))
+    assert floor.handpays_paid("M007") == []
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M007")
+        assert uow.machines.credits("M007").total == 0 and m.handpay_out == 50_000
+        kinds = [e.kind for e in uow.machine_events.for_machine(m.id, limit=20)]
+    assert kinds.count("handpay_pending") == 2 and "handpay_reset" in kinds  # the jackpot's and the credits'
