@@ -71,8 +71,9 @@ def run(channels: int, seconds: float, pace: bool) -> list[tuple[str, float, flo
     host = SasHost(chans)
     host.start()
     end = time.monotonic() + 30
-    while time.monotonic() < end and not all(s.enrolled for ch in chans for s in ch.sessions):
-        time.sleep(0.2)  # enrolment (seven long polls a machine) before measuring
+    while time.monotonic() < end and not all(s.enrolled and not s.jobs for ch in chans for s in ch.sessions):
+        time.sleep(0.2)  # enrolment (its long polls, the ROM signature and date/time among them) before measuring
+    time.sleep(0.5)  # the last enrolment's replies
     for ch in chans:
         for s in ch.sessions:
             s.link.intervals.clear()

@@ -34,6 +34,22 @@ def test_crc_seed_is_the_initial_value():
         crc16(b"x", seed=0x10000)
 
 
+def test_crc_is_the_crccheck_librarys_kermit_on_any_data_and_seed():
+    """The stdlib-backed CRC against ``crccheck``'s CRC-16/KERMIT (which takes its initial value unreflected)
+    on 3,000 random messages and program-sized images with random seeds."""
+    import random
+
+    from crccheck.crc import Crc16Kermit
+
+    def reflect16(x: int) -> int:
+        return int(f"{x:016b}"[::-1], 2)
+
+    rng = random.Random(602)
+    for n in [0, 1, 2, 3] + [rng.randrange(4, 300) for _ in range(2_990)] + [11_382] * 6:
+        data, seed = rng.randbytes(n), rng.randrange(0x10000)
+        assert crc16(data, seed) == Crc16Kermit.calc(data, initvalue=reflect16(seed)), (data.hex(), seed)
+
+
 def test_append_crc_is_lsb_first():
     assert append_crc(b"\x01\x01")[-2:] == bytes([0x51, 0x08])
 
