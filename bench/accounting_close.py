@@ -20,7 +20,7 @@ from slotsys.accounting.adapters.export_xlsx import to_xlsx
 from slotsys.accounting.domain import chart as C
 from slotsys.accounting.domain import report as R
 from slotsys.accounting.domain.day_close import METERS, MachineInfo, OptionPlay, Snapshot, close_day
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel import accounts
 from slotsys.floor.domain.parsheet import par_sheet
 from slotsys.floor.games import load_game

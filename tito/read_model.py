@@ -1,8 +1,9 @@
 """TITO reports for the auditor (GLI-13 via NY 5317.38 / OK 325:85-21-18; G2S voucher class): the queries
 (SQLAlchemy over TITO's tables) and :class:`TicketReports`, the read-side use case the routes call.
 
-Every report takes an inclusive range of casino-local dates ``from``..``to`` (ISO
-``YYYY-MM-DD``; default today; at most 366 days) where it is dated, and returns integer won:
+Every report takes an inclusive range of gaming days ``from``..``to`` (ISO ``YYYY-MM-DD``; the
+casino's accounting day, :class:`slotsys.kernel.gaming_day.GamingDay`, 06:00 to 06:00 Asia/Seoul by
+default; default the current gaming day; at most 366 days) where it is dated, and returns integer won:
 
 - ``issued``: by issue date, issuing machine (or station) and type;
 - ``redeemed``: by redemption date and channel (machine, cage, kiosk), with locations;
@@ -20,7 +21,7 @@ The grouping is pure (:mod:`tito.domain.reports`); the machines' meters come thr
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -28,6 +29,7 @@ from sqlalchemy.orm import Session
 from slotsys.kernel import accounts
 from slotsys.kernel.checks import require_role
 from slotsys.kernel.context import Principal, ServiceContext
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel.errors import ValidationFailed
 from tito.adapters.tables import Ticket, TicketEvent
 from tito.domain import reports as R
@@ -97,16 +99,19 @@ def _row(t: Ticket, **extra) -> R.TicketRow:
 class TicketReports:
     """The auditor's reports (auditor; the security report also for supervisors), as plain JSON-able dicts.
 
-    ``settings``: the casino time zone; ``machines``: the machines' ticket meters (reconciliation)."""
+    ``settings``: TITO's settings; ``machines``: the machines' ticket meters (reconciliation);
+    ``gaming_day``: the floor's one gaming day, which dates every row and bounds every range."""
 
-    def __init__(self, ctx: ServiceContext, settings: TitoSettings, machines: TicketMachines) -> None:
+    def __init__(self, ctx: ServiceContext, settings: TitoSettings, machines: TicketMachines, *,
+                 gaming_day: GamingDay) -> None:
         self.ctx = ctx
         self.settings = settings
         self.machines = machines
+        self.gaming_day = gaming_day
+        self.day_of = gaming_day.day_of
 
     def _range(self, start: str | None, end: str | None) -> tuple[date, date, datetime, datetime]:
-        tz = self.settings.tz
-        today = self.ctx.clock.now().astimezone(tz).date()
+        today = self.day_of(self.ctx.clock.now())
         days = []
         for name, raw in (("from", start), ("to", end)):
             if raw in (None, ""):
@@ -122,14 +127,16 @@ class TicketReports:
         if (last - first).days >= MAX_DAYS:
             raise ValidationFailed(f"a report covers at most {MAX_DAYS} days", field="to")
         # bounds in UTC: every timestamp is stored in UTC (SQLite compares them as text)
-        since = datetime.combine(first, time.min, tz).astimezone(timezone.utc)
-        until = datetime.combine(last + timedelta(days=1), time.min, tz).astimezone(timezone.utc)
+        since, until = self.gaming_day.bounds(first)[0], self.gaming_day.bounds(last)[1]
         return first, last, since, until
 
     def _head(self, kind: str, first: date | None = None, last: date | None = None) -> dict:
-        head = {"report": kind, "generated_at": self.ctx.clock.now().isoformat(), "timezone": self.settings.timezone}
+        gd = self.gaming_day
+        head = {"report": kind, "generated_at": self.ctx.clock.now().isoformat(), "timezone": gd.zone,
+                "gaming_day_starts": f"{gd.start_time:%H:%M}"}
         if first is not None and last is not None:
-            head.update({"from": first.isoformat(), "to": last.isoformat()})
+            head.update({"from": first.isoformat(), "to": last.isoformat(),
+                         "from_instant": gd.bounds(first)[0].isoformat(), "to_instant": gd.bounds(last)[1].isoformat()})
         return head
 
     def issued(self, principal: Principal, start: str | None, end: str | None) -> dict:
@@ -137,14 +144,14 @@ class TicketReports:
         first, last, since, until = self._range(start, end)
         with self.ctx.uow(readonly=True) as uow:
             rows = issued_between(uow.session, since, until)
-        return {**self._head("issued", first, last), **R.group_issued(rows, self.settings.tz)}
+        return {**self._head("issued", first, last), **R.group_issued(rows, self.day_of)}
 
     def redeemed(self, principal: Principal, start: str | None, end: str | None) -> dict:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
         with self.ctx.uow(readonly=True) as uow:
             rows = redeemed_between(uow.session, since, until)
-        return {**self._head("redeemed", first, last), **R.group_redeemed(rows, self.settings.tz)}
+        return {**self._head("redeemed", first, last), **R.group_redeemed(rows, self.day_of)}
 
     def outstanding(self, principal: Principal) -> dict:
         require_role(principal, "auditor")
@@ -154,7 +161,7 @@ class TicketReports:
             ledger = uow.ledger.balance(accounts.TICKETS_OUTSTANDING)
             rows = [_row(t, expired=t.status == EXPIRED or (t.status in (ISSUED, PENDING) and t.expires_at <= now))
                     for t in tickets]
-        out = R.outstanding_by_date(rows, self.settings.tz)
+        out = R.outstanding_by_date(rows, self.day_of)
         out["ledger_outstanding"] = ledger
         out["agrees"] = ledger == out["total"]["amount"]
         return {**self._head("outstanding"), **out}
@@ -164,16 +171,16 @@ class TicketReports:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
         now = self.ctx.clock.now()
-        tz = self.settings.tz
+        day_of = self.day_of
         with self.ctx.uow(readonly=True) as uow:
             unpaid = tickets_where(uow.session, Ticket.status.in_(OUTSTANDING_STATES), Ticket.expires_at >= since,
                                    Ticket.expires_at < min(until, now))
             honoured = tickets_where(uow.session, Ticket.status == REDEEMED, Ticket.expiry_override_by.is_not(None),
                                      Ticket.redeemed_at >= since, Ticket.redeemed_at < until)
-            unpaid_rows = [R.ticket_dict(_row(t), tz) for t in unpaid]
+            unpaid_rows = [R.ticket_dict(_row(t), day_of) for t in unpaid]
             honoured_rows = [R.ticket_dict(_row(t, redeemed_at=t.redeemed_at.isoformat(), redeemed_by=t.redeemed_by,
                                                 approved_by=t.expiry_override_by,
-                                                approval_reason=t.expiry_override_reason), tz) for t in honoured]
+                                                approval_reason=t.expiry_override_reason), day_of) for t in honoured]
         return {**self._head("expired", first, last),
                 "expired_unpaid": {"tickets": unpaid_rows, "count": len(unpaid_rows),
                                    "amount": sum(t["amount"] for t in unpaid_rows)},
@@ -183,12 +190,12 @@ class TicketReports:
     def voided(self, principal: Principal, start: str | None, end: str | None) -> dict:
         require_role(principal, "auditor")
         first, last, since, until = self._range(start, end)
-        tz = self.settings.tz
+        day_of = self.day_of
         with self.ctx.uow(readonly=True) as uow:
             voids = tickets_where(uow.session, Ticket.status == "voided", Ticket.voided_at >= since,
                                   Ticket.voided_at < until)
             rows = [R.ticket_dict(_row(t, voided_at=t.voided_at.isoformat(), voided_by=t.voided_by,
-                                       reason=t.void_reason, breakage=t.expires_at <= t.voided_at), tz) for t in voids]
+                                       reason=t.void_reason, breakage=t.expires_at <= t.voided_at), day_of) for t in voids]
         return {**self._head("voided", first, last), "tickets": rows, "count": len(rows),
                 "amount": sum(r["amount"] for r in rows),
                 "breakage_amount": sum(r["amount"] for r in rows if r["breakage"])}

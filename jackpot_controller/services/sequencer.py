@@ -182,8 +182,8 @@ class Sequencer:
             if any(r.kind == "linked" for r in rows) else {}
         pools = [pool_of(r, claims.get(r.id)) for r in rows]
         offered = {p.params.combination for p in pools if p.params.combination and not p.paused}
-        ws = [Wager(i, m, asset, bank or "", zone, int(bet), tuple(filter(None, prog.split(","))) if prog else ())
-              for i, m, asset, bank, zone, bet, prog, *_ in wagers]
+        ws = [Wager(w.id, w.machine_id, w.asset, w.bank or "", w.zone, int(w.bet_won),
+                    tuple(k for k in (w.progressive or "").split(",") if k)) for w in wagers]
         decisions = fold_pure(pools, ws, self.ctx.rng, now=now, zone_of=zone_of(levels.zone_moves()))
         if decisions:  # the hit rows reference the winners' machines: take those (KEY SHARE) before any account
             self.machines.key_share(uow, sorted({d.wager.machine_id for d in decisions}))

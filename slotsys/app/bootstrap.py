@@ -10,7 +10,6 @@ feature's object that fills it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 from typing import Any
 
 import structlog
@@ -19,7 +18,7 @@ from jackpot_controller.adapters.uow import REPOSITORIES as JACKPOT_REPOSITORIES
 from jackpot_controller.services.container import JackpotServices
 from jackpot_controller.settings import JackpotSettings
 from slotsys.accounting.adapters.uow import REPOSITORIES as ACCOUNTING_REPOSITORIES
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.accounting.services import AccountingServices
 from slotsys.accounting.settings import AccountingSettings
 from slotsys.app.screens import ScreensService
@@ -141,7 +140,8 @@ def build_services(settings: Settings) -> Services:
     auth = AuthService(ctx, addresses=AddressLimiter(settings.staff_login_address_limit, settings.redis_url, sign_in_ns),
                        bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = build_jackpot_services(ctx, engine=engine, publish=publisher.publish, settings=JackpotSettings())
-    tito = build_tito(ctx, TitoSettings())  # the environment's SLOTSYS_TITO_*, read once
+    gaming_day = GamingDay(settings.gaming_day_start_hour, settings.gaming_day_tz)  # THE gaming day of every report
+    tito = build_tito(ctx, TitoSettings(), gaming_day)  # the environment's SLOTSYS_TITO_*, read once
     # the slot floor and its ports
     games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
     floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), tito.desk  # TITO's desk fills the ticket port
@@ -149,7 +149,6 @@ def build_services(settings: Settings) -> Services:
                      loyalty=LoyaltyAccrual(settings))
     floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
     table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
-    gaming_day = GamingDay(settings.gaming_day_start_hour, settings.gaming_day_tz)  # THE gaming day of every report
     accounting = AccountingServices.build(ctx, gaming_day=gaming_day, par_sheets=games, settings=accounting_settings)
     svc = Services(
         settings=settings, ctx=ctx, uow=uow, celery=celery, publisher=publisher,
@@ -159,7 +158,7 @@ def build_services(settings: Settings) -> Services:
                                       assignable=game_catalogue_assignable, announce_revoked=auth.announce_revoked),
         events=FloorEventsService(ctx, settings=events_settings, jackpots=floor_jackpots, tickets=floor_tickets,
                                   publish=publisher.publish),
-        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, tz=ZoneInfo(events_settings.timezone)),
+        games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, gaming_day=gaming_day),
         jackpots=jackpots,
         tito=tito,
         players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),

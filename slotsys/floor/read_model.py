@@ -1,8 +1,9 @@
 """Read-only views for the operator console: the floor by zone and bank with each
 machine's state and today's figures, and one machine's detail (meters + its last 10 games).
 
-Amounts are integer won. "Today" is the casino-local day (``SLOTSYS_TITO_TIMEZONE``, Asia/Seoul)
-from local midnight to now. A machine's **state** is derived, first match wins:
+Amounts are integer won. "Today" is the current gaming day (:class:`slotsys.kernel.gaming_day.GamingDay`:
+``SLOTSYS_GAMING_DAY_START_HOUR`` in ``SLOTSYS_GAMING_DAY_TZ``, 06:00 Asia/Seoul by default) from its start to
+now, the day every report and the day close use. A machine's **state** is derived, first match wins:
 
 ==========  =====================================================================
 state       rule
@@ -23,11 +24,10 @@ jackpot hits decided today (jackpot out); ``hold = coin_in − coin_out − jack
 
 from __future__ import annotations
 
-from datetime import datetime, time, timezone
+from datetime import datetime, timezone
 
 from sqlalchemy import func, select
 
-from zoneinfo import ZoneInfo
 
 from slotsys.floor.adapters.foreign import jackpot_hits, player_sessions
 from slotsys.floor.adapters.tables import GameRound
@@ -36,6 +36,7 @@ from slotsys.floor.services.play import FloorService
 from slotsys.kernel import accounts
 from slotsys.kernel.adapters.db import Account
 from slotsys.kernel.context import ServiceContext
+from slotsys.kernel.gaming_day import GamingDay
 
 IN_PLAY_SECONDS = 120
 STATES = ("idle", "in_play", "carded", "handpay", "locked", "offline")
@@ -57,24 +58,18 @@ def machine_state(status: str, credits: int, carded: bool, last_game_at: datetim
     return "idle"
 
 
-def local_day_start(now: datetime, tz: ZoneInfo) -> datetime:
-    """UTC instant of the casino-local (``tz``) midnight that began ``now``'s day."""
-    local = now.astimezone(tz)
-    return datetime.combine(local.date(), time.min, tz).astimezone(timezone.utc)
-
-
 class FloorViewService:
-    """The console's reads. ``floor``: the machine views; ``tz``: the casino's time zone (its local day)."""
+    """The console's reads. ``floor``: the machine views; ``gaming_day``: the floor's gaming day ("today")."""
 
-    def __init__(self, ctx: ServiceContext, *, floor: FloorService, tz: ZoneInfo) -> None:
+    def __init__(self, ctx: ServiceContext, *, floor: FloorService, gaming_day: GamingDay) -> None:
         self.ctx = ctx
         self.floor = floor
-        self.tz = tz
+        self.gaming_day = gaming_day
 
     def overview(self) -> dict:
         """The floor for the operator console.
 
-        ``{"generated_at", "day" (local YYYY-MM-DD), "day_start" (UTC), "states": [...],
+        ``{"generated_at", "day" (the gaming day, YYYY-MM-DD), "day_start" (its start, UTC), "states": [...],
         "zones": [{"code", "name", "banks": [{"bank", "machines": [{"asset", "zone", "bank", "game",
         "game_name", "denomination", "status", "lock_reason", "state", "credits", "carded",
         "last_game_at", "today": {"coin_in", "coin_out", "jackpot_out", "hold", "games"}}]}]}],
@@ -82,7 +77,7 @@ class FloorViewService:
         "games"}}`` (won).
         """
         now = self.ctx.clock.now()
-        start = local_day_start(now, self.tz)
+        start = self.gaming_day.bounds(self.gaming_day.day_of(now))[0]
         with self.ctx.uow(readonly=True) as uow:
             s = uow.session
             machines = uow.machines.all()
@@ -124,7 +119,7 @@ class FloorViewService:
                     totals[k] += today[k]
         names = dict(zones)
         return {
-            "generated_at": now.isoformat(), "day": now.astimezone(self.tz).date().isoformat(),
+            "generated_at": now.isoformat(), "day": self.gaming_day.day_of(now).isoformat(),
             "day_start": start.isoformat(), "states": list(STATES),
             "zones": [{"code": code, "name": names.get(code, code),
                        "banks": [{"bank": b, "machines": ms} for b, ms in sorted(banks.items())]}

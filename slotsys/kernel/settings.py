@@ -103,7 +103,7 @@ class Settings(BaseSettings):
     # with gunicorn the spins are served first and the signage waits (a sign can take 100 ms; a spin should
     # not). 0: unchanged.
     stream_nice: int = Field(default=5, ge=0, le=19)
-    # The gaming day (slotsys/accounting/domain/gaming_day.py, docs/accounting.md): it starts at GAMING_DAY_START_HOUR
+    # The gaming day (slotsys/kernel/gaming_day.py, docs/accounting.md): it starts at GAMING_DAY_START_HOUR
     # o'clock local wall-clock time of the IANA zone GAMING_DAY_TZ and is labelled with the local date it starts on.
     # One policy for every report: the composition root builds the one GamingDay from these.
     gaming_day_start_hour: int = Field(default=6, ge=0, le=23)

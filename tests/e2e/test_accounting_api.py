@@ -17,7 +17,7 @@ import sqlalchemy as sa
 import time_machine
 
 from jackpot_controller.adapters.tables import JackpotLevel
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel.adapters.db import Account, JournalEntryRow, PostingRow
 
 GD = GamingDay(6, "Asia/Seoul")  # the settings' defaults: SLOTSYS_GAMING_DAY_START_HOUR=6, _TZ=Asia/Seoul

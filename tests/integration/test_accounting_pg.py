@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 import time_machine
 
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 
 pytestmark = pytest.mark.integration
 

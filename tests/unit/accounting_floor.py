@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from slotsys.kernel import accounts as JA
 from slotsys.accounting.domain.day_close import METERS, MachineInfo, OptionPlay, Snapshot
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.floor.domain.game import BetOption

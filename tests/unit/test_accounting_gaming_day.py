@@ -1,4 +1,4 @@
-"""The gaming day (slotsys.accounting.domain.gaming_day): 06:00 KST edges, DST zones, the display format."""
+"""The gaming day (slotsys.kernel.gaming_day): 06:00 KST edges, DST zones, the display format."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfoNotFoundError
 
 import pytest
 
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.players.domain.loyalty import gaming_day as loyalty_gaming_day
 
 UTC = timezone.utc

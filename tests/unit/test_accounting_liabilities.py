@@ -10,7 +10,7 @@ import pytest
 from slotsys.kernel import accounts as JA
 from slotsys.accounting.domain import chart as C
 from slotsys.accounting.domain import liabilities as LI
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 

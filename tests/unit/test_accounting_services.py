@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.accounting.services import AccountingServices
 from slotsys.accounting.services.drops import CountCommand
 from slotsys.accounting.settings import AccountingSettings

@@ -4,7 +4,6 @@ brute-force guard, amounts in words, report grouping."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
@@ -199,22 +198,27 @@ def test_words_refuse_what_is_not_won(bad):
 
 
 # ------------------------------------------------------------------ reports
-def test_reports_group_by_local_date_and_reconcile():
-    seoul = ZoneInfo("Asia/Seoul")
-    late = datetime(2026, 11, 29, 16, 30, tzinfo=timezone.utc)  # 01:30 on the 30th in Seoul
+def test_reports_group_by_gaming_day_and_reconcile():
+    """Report rows are dated by the gaming day (06:00 to 06:00 Seoul): a ticket printed at 01:30 belongs to the
+    night's gaming day, one printed at 06:30 to the new one."""
+    from slotsys.kernel.gaming_day import GamingDay
+
+    day_of = GamingDay(6, "Asia/Seoul").day_of
+    late = datetime(2026, 11, 29, 16, 30, tzinfo=timezone.utc)  # 01:30 on the 30th in Seoul: gaming day the 29th
     early = datetime(2026, 11, 29, 1, 0, tzinfo=timezone.utc)  # 10:00 on the 29th
+    morning = datetime(2026, 11, 29, 21, 30, tzinfo=timezone.utc)  # 06:30 on the 30th: gaming day the 30th
     issued = R.group_issued([R.IssuedRow(early, "M001", "cashable", 1000), R.IssuedRow(late, "M001", "cashable", 500),
-                             R.IssuedRow(early, "M001", "cashable", 200), R.IssuedRow(early, "PROMO", "promotional", 5)],
-                            seoul)
+                             R.IssuedRow(early, "M001", "cashable", 200), R.IssuedRow(early, "PROMO", "promotional", 5),
+                             R.IssuedRow(morning, "M001", "cashable", 30)], day_of)
     assert issued["rows"] == [
-        {"date": "2026-11-29", "issued_by": "M001", "type": "cashable", "count": 2, "amount": 1200},
+        {"date": "2026-11-29", "issued_by": "M001", "type": "cashable", "count": 3, "amount": 1700},
         {"date": "2026-11-29", "issued_by": "PROMO", "type": "promotional", "count": 1, "amount": 5},
-        {"date": "2026-11-30", "issued_by": "M001", "type": "cashable", "count": 1, "amount": 500},
+        {"date": "2026-11-30", "issued_by": "M001", "type": "cashable", "count": 1, "amount": 30},
     ]
-    assert issued["total"] == {"count": 4, "amount": 1705}
+    assert issued["total"] == {"count": 5, "amount": 1735}
     red = R.group_redeemed([R.RedeemedRow(early, "cage", "MAIN", "cashable", 7),
                             R.RedeemedRow(early, "machine", "M002", "cashable", 3),
-                            R.RedeemedRow(early, "machine", "M003", "cashable", 4)], seoul)
+                            R.RedeemedRow(early, "machine", "M003", "cashable", 4)], day_of)
     assert red["rows"] == [{"date": "2026-11-29", "channel": "cage", "count": 1, "amount": 7},
                            {"date": "2026-11-29", "channel": "machine", "count": 2, "amount": 7}]
     rec = R.reconcile_machines([R.MachineMeters("M001", 700, 2, 0, 0, 700, 2, 0, 0),

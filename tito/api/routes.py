@@ -94,7 +94,7 @@ IsoDate = Annotated[str, Field(max_length=10, pattern=r"^([0-9]{4}-[0-9]{2}-[0-9
 
 
 class RangeQuery(ExportQuery):
-    """``?from=YYYY-MM-DD&to=YYYY-MM-DD`` (casino-local, inclusive; default today): 422 naming ``from`` / ``to``."""
+    """``?from=YYYY-MM-DD&to=YYYY-MM-DD`` (gaming days, 06:00 to 06:00 local by default, inclusive; default the current one): 422 naming ``from`` / ``to``."""
 
     model_config = ConfigDict(populate_by_name=True)
     from_: IsoDate | None = Field(None, alias="from")
@@ -313,7 +313,7 @@ def kiosk_fill(code: str, body: FillIn):
 
 
 # ------------------------------------------------------------------ reports
-_REPORT_DOC = ("Dates are casino-local, ?from=YYYY-MM-DD&to=YYYY-MM-DD inclusive (default today); ?format=csv&table=NAME "
+_REPORT_DOC = ("Dates are gaming days (SLOTSYS_GAMING_DAY_START_HOUR in SLOTSYS_GAMING_DAY_TZ), ?from=YYYY-MM-DD&to=YYYY-MM-DD inclusive (default the current one); ?format=csv&table=NAME "
                "downloads one table as CSV (formula cells neutralised)")
 
 

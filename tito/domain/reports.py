@@ -3,17 +3,18 @@
 The reports the reference lists (GLI-13 via NY 5317.38 / OK 325:85-21-18; G2S voucher
 class): issued by date and device, redeemed by date and channel, outstanding liability by
 issue date and sequence, expired and voided tickets, and each machine's tickets-out meter
-against the tickets on file. Dates are the casino's **local calendar dates** (the time zone
-is passed in), amounts integer won; every list is sorted so the same data gives the same
+against the tickets on file. Dates are **gaming days** (the casino's accounting day, 06:00 to
+06:00 local by default: ``day_of`` is passed in, :meth:`slotsys.kernel.gaming_day.GamingDay.day_of`),
+so a ticket printed at 03:50 belongs with the night's play, not with the next morning; amounts integer won; every list is sorted so the same data gives the same
 report. Standard library only.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime
 
 from tito.domain.validation import sequence_breaks
 
@@ -24,7 +25,7 @@ __all__ = [
     "TicketRow",
     "group_issued",
     "group_redeemed",
-    "local_date",
+    "DayOf",
     "outstanding_by_date",
     "reconcile_machines",
     "sas_sequence_check",
@@ -32,9 +33,7 @@ __all__ = [
 ]
 
 
-def local_date(ts: datetime, tz: tzinfo) -> date:
-    """The casino-local calendar date of an aware timestamp."""
-    return ts.astimezone(tz).date()
+DayOf = Callable[[datetime], date]  # an aware instant → the gaming day it belongs to
 
 
 @dataclass(frozen=True)
@@ -74,8 +73,8 @@ def _total(items: Iterable[dict]) -> dict:
     return {"count": sum(i["count"] for i in items), "amount": sum(i["amount"] for i in items)}
 
 
-def group_issued(rows: Iterable[IssuedRow], tz: tzinfo) -> dict:
-    """Tickets issued, by local date and issuing machine (or station) and type.
+def group_issued(rows: Iterable[IssuedRow], day_of: DayOf) -> dict:
+    """Tickets issued, by gaming day and issuing machine (or station) and type.
 
     ``{"rows": [{"date", "issued_by", "type", "count", "amount"}], "by_type": {type: {count, amount}},
     "total": {count, amount}}``.
@@ -83,7 +82,7 @@ def group_issued(rows: Iterable[IssuedRow], tz: tzinfo) -> dict:
     acc: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
-        a = acc[(local_date(r.issued_at, tz).isoformat(), r.issued_by, r.type)]
+        a = acc[(day_of(r.issued_at).isoformat(), r.issued_by, r.type)]
         a[0] += 1
         a[1] += r.amount
         by_type[r.type][0] += 1
@@ -93,8 +92,8 @@ def group_issued(rows: Iterable[IssuedRow], tz: tzinfo) -> dict:
             "total": _total(out)}
 
 
-def group_redeemed(rows: Iterable[RedeemedRow], tz: tzinfo) -> dict:
-    """Tickets redeemed, by local date and channel (machine, cage, kiosk), with locations.
+def group_redeemed(rows: Iterable[RedeemedRow], day_of: DayOf) -> dict:
+    """Tickets redeemed, by gaming day and channel (machine, cage, kiosk), with locations.
 
     ``{"rows": [{"date", "channel", "count", "amount"}], "by_location": [{"date", "channel",
     "location", "count", "amount"}], "total": {count, amount}}``.
@@ -102,7 +101,7 @@ def group_redeemed(rows: Iterable[RedeemedRow], tz: tzinfo) -> dict:
     by_channel: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
     by_location: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
-        d = local_date(r.redeemed_at, tz).isoformat()
+        d = day_of(r.redeemed_at).isoformat()
         for acc, key in ((by_channel, (d, r.channel)), (by_location, (d, r.channel, r.location))):
             acc[key][0] += 1
             acc[key][1] += r.amount
@@ -112,27 +111,27 @@ def group_redeemed(rows: Iterable[RedeemedRow], tz: tzinfo) -> dict:
     return {"rows": out, "by_location": locs, "total": _total(out)}
 
 
-def ticket_dict(t: TicketRow, tz: tzinfo) -> dict:
+def ticket_dict(t: TicketRow, day_of: DayOf) -> dict:
     return {
         "validation_number": t.validation_number, "type": t.type, "amount": t.amount, "status": t.status,
-        "issue_date": local_date(t.issued_at, tz).isoformat(), "issued_at": t.issued_at.isoformat(),
+        "issue_date": day_of(t.issued_at).isoformat(), "issued_at": t.issued_at.isoformat(),
         "issued_by": t.issued_by, "sequence": t.sequence, "expires_at": t.expires_at.isoformat(), **dict(t.extra),
     }
 
 
-def outstanding_by_date(rows: Iterable[TicketRow], tz: tzinfo) -> dict:
-    """Unredeemed tickets listed by local issue date, then issuer and sequence, with subtotals.
+def outstanding_by_date(rows: Iterable[TicketRow], day_of: DayOf) -> dict:
+    """Unredeemed tickets listed by the gaming day of issue, then issuer and sequence, with subtotals.
 
     ``{"dates": [{"date", "count", "amount", "tickets": [...]}], "total": {count, amount}}``.
     """
     days: dict[str, list[TicketRow]] = defaultdict(list)
     for r in rows:
-        days[local_date(r.issued_at, tz).isoformat()].append(r)
+        days[day_of(r.issued_at).isoformat()].append(r)
     out = []
     for d in sorted(days):
         tickets = sorted(days[d], key=lambda t: (t.issued_by, t.sequence, t.issued_at))
         out.append({"date": d, "count": len(tickets), "amount": sum(t.amount for t in tickets),
-                    "tickets": [ticket_dict(t, tz) for t in tickets]})
+                    "tickets": [ticket_dict(t, day_of) for t in tickets]})
     return {"dates": out, "total": _total(out)}
 
 

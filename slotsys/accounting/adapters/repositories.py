@@ -31,7 +31,7 @@ from slotsys.accounting.domain.day_close import Snapshot
 from slotsys.accounting.domain.drop import (
     ACCEPTED, BALANCED, OPEN, CountedTicket, DropRule, DropSchedule, ShiftAccount, StackerCount, Variance,
 )
-from slotsys.accounting.domain.gaming_day import Shift
+from slotsys.kernel.gaming_day import Shift
 from slotsys.accounting.domain.liabilities import LevelMeters, PlayerPoints, TicketRecord, WalletRecord
 from slotsys.floor.domain.admin import SNAPSHOT_METERS
 from slotsys.kernel import accounts

@@ -40,7 +40,7 @@ from slotsys.accounting.domain.day_close import (
     CLOSING_KINDS, DEFAULT_K, MachineInfo, OptionPlay, Snapshot, close_day, meters_vs_ledger,
 )
 from slotsys.accounting.domain.drop import StackerCount, Variance
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.floor.domain.admin import SNAPSHOT_METERS
 from slotsys.floor.domain.parsheet import ParSheet
 from slotsys.kernel.errors import Conflict

@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from slotsys.kernel import accounts as JA
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel import accounts
 from slotsys.kernel.money import MILLI_PER_WON, milli_split
 

@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 from slotsys.accounting.domain.chart import JournalSummary, chart_table
 from slotsys.accounting.domain.day_close import DayClose
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel.export import to_csv
 
 __all__ = ["Column", "Section", "Document", "day_report", "day_report_of", "journal_document", "journal_document_of", "csv_tables", "csv_files", "SIGNATORIES"]

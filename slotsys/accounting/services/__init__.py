@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.accounting.services.days import DayCloseService
 from slotsys.accounting.services.drops import DropService
 from slotsys.accounting.services.ports import ParSheets

@@ -35,7 +35,7 @@ from slotsys.accounting.domain.closing import (
 )
 from slotsys.accounting.domain.day_close import DayCloseError
 from slotsys.accounting.domain.drop import shift_accountability, variance_summary
-from slotsys.accounting.domain.gaming_day import GamingDay
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.accounting.domain.liabilities import (
     jackpot_liability, liabilities_report, points_liability, ticket_liability, wallet_liability,
 )

@@ -24,7 +24,7 @@ from slotsys.accounting.domain.closing import (
 )
 from slotsys.accounting.domain.day_close import Snapshot
 from slotsys.accounting.domain.drop import CountedTicket, DropRule, DropSchedule, ShiftAccount, StackerCount, Variance
-from slotsys.accounting.domain.gaming_day import Shift
+from slotsys.kernel.gaming_day import Shift
 from slotsys.accounting.domain.liabilities import LevelMeters, PlayerPoints, TicketRecord, WalletRecord
 from slotsys.floor.domain.parsheet import ParSheet
 from slotsys.kernel.ports import UnitOfWork

@@ -20,6 +20,7 @@ from slotsys.kernel.context import ServiceContext
 from slotsys.kernel.credits import Credits
 from tito.domain.machines import MachineTicketMeters, MachineView, TicketNumbering
 from tito.read_model import TicketReports
+from slotsys.kernel.gaming_day import GamingDay
 from tito.services.container import TitoServices
 from tito.settings import TitoSettings
 
@@ -84,10 +85,10 @@ class StaffKiosks:
         return user is not None and user.role == "kiosk"
 
 
-def build_tito(ctx: ServiceContext, settings: TitoSettings) -> TitoServices:
-    """Every TITO service of the process, on ``ctx`` with the one ``settings``; ``desk`` fills the slot floor's
-    ticket port."""
+def build_tito(ctx: ServiceContext, settings: TitoSettings, gaming_day: GamingDay) -> TitoServices:
+    """Every TITO service of the process, on ``ctx`` with the one ``settings``; the reports dated by the floor's
+    ``gaming_day``; ``desk`` fills the slot floor's ticket port."""
     machines = FloorMachines()
     services = TitoServices.assemble(ctx, settings, machines, StaffKiosks(),
-                                     reports=TicketReports(ctx, settings, machines))
+                                     reports=TicketReports(ctx, settings, machines, gaming_day=gaming_day))
     return services
