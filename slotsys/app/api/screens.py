@@ -16,6 +16,8 @@ from slotsys.kernel.api.streaming import sse_response
 from slotsys.floor.read_model import FloorViewService
 from slotsys.app.screens import ScreensService
 from slotsys.kernel.checks import require_role
+from slotsys.kernel.api.contract import EVENT_STREAM, OBJECT, PNG, answers
+
 
 bp = APIBlueprint("screens", __name__, url_prefix="/api/v1", tag="Screens")
 
@@ -31,6 +33,7 @@ def _svc() -> tuple[FloorViewService, ScreensService]:
 @bp.doc(summary="The floor by zone and bank: each machine's state (idle, in play, carded, handpay, locked, "
                 "offline), credits and today's coin-in, coin-out, jackpots and hold (operator, attendant, auditor)",
         **AUTH_DOC)
+@answers(OBJECT)
 def floor_overview():
     require_role(principal(), "operator", "attendant", "auditor")
     return _svc()[0].overview()
@@ -39,6 +42,7 @@ def floor_overview():
 @bp.get("/floor/machines/<asset>")
 @bp.doc(summary="A machine's meters, state and its last 10 games with their reel windows (operator, attendant, "
                 "auditor)", **AUTH_DOC)
+@answers(OBJECT)
 def floor_machine(asset: str):
     require_role(principal(), "operator", "attendant", "auditor")
     return _svc()[0].machine(asset)
@@ -47,6 +51,7 @@ def floor_machine(asset: str):
 @bp.post("/screens/stream-token")
 @bp.doc(summary="A short-lived token (60 s) to open the jackpot stream from a browser's EventSource (staff)",
         **AUTH_DOC)
+@answers(OBJECT)
 def stream_token():
     return _svc()[1].stream_token(principal())
 
@@ -54,6 +59,7 @@ def stream_token():
 @bp.get("/screens/jackpot-stream")
 @bp.doc(summary="Live jackpot meters and hits as Server-Sent Events, authenticated by ?token= from "
                 "POST /api/v1/screens/stream-token (same events as /api/v1/jackpots/stream)")
+@answers(media=EVENT_STREAM)
 def jackpot_stream():
     screens, token = _svc()[1], request.args.get("token")
     g.principal = screens.check_stream_token(token)
@@ -64,12 +70,14 @@ def jackpot_stream():
 @bp.get("/screens/tickets/<number>/check")
 @bp.doc(summary="What the cage would answer for a ticket now: payable, or the exact refusal (cashier, "
                 "supervisor; changes nothing)", **AUTH_DOC)
+@answers(OBJECT)
 def ticket_check(number: str):
     return _svc()[1].ticket_check(principal(), number)
 
 
 @bp.get("/games")
 @bp.doc(summary="The game catalogue with its variations (operator, auditor)", **AUTH_DOC)
+@answers(OBJECT)
 def games():
     require_role(principal(), "operator", "auditor")
     return _svc()[1].games()
@@ -82,6 +90,7 @@ class VariationQuery(QueryModel):
 @bp.get("/games/<game_id>/par-sheet")
 @bp.input(VariationQuery, location="query", arg_name="query")
 @bp.doc(summary="A game's exact par sheet, ?variation=92 (operator, auditor)", **AUTH_DOC)
+@answers(OBJECT)
 def par_sheet(game_id: str, query: VariationQuery):
     require_role(principal(), "operator", "auditor")
     return _svc()[1].par_sheet(game_id, query.variation)
@@ -90,6 +99,7 @@ def par_sheet(game_id: str, query: VariationQuery):
 @bp.get("/games/<game_id>/par-sheet/<chart>.png")
 @bp.input(VariationQuery, location="query", arg_name="query")
 @bp.doc(summary="A par-sheet chart as PNG: rtp, parts or awards; ?variation=92 (operator, auditor)", **AUTH_DOC)
+@answers(media=PNG)
 def par_chart(game_id: str, chart: str, query: VariationQuery):
     require_role(principal(), "operator", "auditor")
     png = _svc()[1].par_chart(game_id, query.variation, chart)
