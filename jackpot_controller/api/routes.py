@@ -203,11 +203,11 @@ def verify(hit_id: int, body: VerifyIn):
 @bp.get("/events")
 @bp.input(EventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The jackpot event log: corrections, parameter changes, pauses, second hits, verifications "
-                "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE", **AUTH_DOC)
-@answers(OBJECT)
+                "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE&format=csv", **AUTH_DOC)
+@answers(OBJECT, media=CSV)
 def events(query: EventsQuery):
     require_role(principal(), "auditor", "operator")
-    return services().jackpots.reads.events(limit=query.limit, level=query.level)
+    return report(services().jackpots.reads.events(limit=query.limit, level=query.level), query, "jackpot-events")
 
 
 @bp.get("/queue")

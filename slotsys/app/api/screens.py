@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from apiflask import APIBlueprint
-from flask import Response, g, request
+from flask import Response, g
 from pydantic import Field
 
 from slotsys.kernel.api.common import AUTH_DOC, QueryModel, principal, services
@@ -56,12 +56,17 @@ def stream_token():
     return _svc()[1].stream_token(principal())
 
 
+class StreamTokenQuery(QueryModel):
+    token: Annotated[str, Field(max_length=400, description="from POST /api/v1/screens/stream-token")] | None = None
+
+
 @bp.get("/screens/jackpot-stream")
+@bp.input(StreamTokenQuery, location="query", arg_name="query")
 @bp.doc(summary="Live jackpot meters and hits as Server-Sent Events, authenticated by ?token= from "
                 "POST /api/v1/screens/stream-token (same events as /api/v1/jackpots/stream)")
 @answers(media=EVENT_STREAM)
-def jackpot_stream():
-    screens, token = _svc()[1], request.args.get("token")
+def jackpot_stream(query: StreamTokenQuery):
+    screens, token = _svc()[1], query.token
     g.principal = screens.check_stream_token(token)
     svc = services()
     return sse_response(svc, signage_feed(svc), recheck=lambda: screens.check_stream_token(token))

@@ -125,9 +125,19 @@ def _path(rule: str) -> str:
     return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule)
 
 
+SSE_EVENT = {
+    "type": "object", "description": "one Server-Sent Event (WHATWG HTML §9.2): `event: <name>` and `data: <JSON>`",
+    "properties": {"event": {"type": "string", "description": "meters, hit, … (end when the stream ends)"},
+                   "data": {"type": "string", "description": "the event as JSON text"},
+                   "id": {"type": "string"}, "retry": {"type": "integer", "minimum": 0}},
+}
+
+
 def _media_schema(media: str) -> dict:
     if media in BINARY_MEDIA:
         return {"type": "string", "format": "binary"}
+    if media == EVENT_STREAM:
+        return SSE_EVENT
     return {"type": "string"}
 
 
