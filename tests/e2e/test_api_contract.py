@@ -193,7 +193,7 @@ def test_routes_read_only_declared_query_parameters(app, spec):
     for endpoint in sorted(documented):
         assert not re.search(r"request\.(args|values)", source(app, endpoint)), endpoint
     declared = 0
-    for path, method, op in operations(spec):
+    for path, _method, op in operations(spec):
         for p in op.get("parameters", []):
             if p["in"] == "query":
                 declared += 1
@@ -289,4 +289,4 @@ def test_the_jackpot_event_log_honours_format_csv(api):
     assert as_json.status_code == 200 and isinstance(as_json.json["events"], list)
     as_csv = api.as_staff("auditor", "GET", "/api/v1/jackpots/events?format=csv", key=None)
     assert as_csv.status_code == 200 and as_csv.mimetype == "text/csv"
-    assert as_csv.headers["Content-Disposition"].== 'attachment; filename="slotsys_jackpot_events_events.csv"'
+    assert as_csv.headers["Content-Disposition"] == 'attachment; filename="slotsys_jackpot_events_events.csv"'
