@@ -6,7 +6,7 @@ exposed. Bad input → 422 problem+json naming the field, and nothing changes.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import request
@@ -19,7 +19,7 @@ from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.kernel.api.streaming import sse_response
 from slotsys.kernel.checks import require_role
 from jackpot_controller.services.results import CorrectedLevel, HandpayPaid, LevelView, Verified, ZoneMove
-from slotsys.kernel.api.contract import CSV, EVENT_STREAM, OBJECT, answers
+from slotsys.kernel.api.contract import CSV, EVENT_STREAM, Shape, answers
 
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
@@ -89,10 +89,44 @@ def _json(result) -> dict:
     return result.model_dump(mode="json")
 
 
+Rows = list[dict[str, Any]]
+
+
+class JackpotLevels(Shape):
+    levels: Rows = Field(description="every level with its live value; staff also see reserve, overflow, pending changes")
+
+
+class JackpotLevelDetail(Shape):
+    code: str
+    name: str
+    kind: str
+    value: int
+    history: Rows = Field(description="its last 25 hits")
+
+
+class JackpotHits(Shape):
+    hits: Rows
+
+
+class JackpotHandpays(Shape):
+    waiting: Rows = Field(description="hits waiting for an attendant (handpay) or an operator (verification)")
+
+
+class JackpotEvents(Shape):
+    events: Rows
+
+
+class JackpotQueue(Shape):
+    pending: int
+    oldest: str | None
+    unpaid: dict[str, Any]
+    unpaid_statuses: list[str]
+
+
 @bp.get("/levels")
 @bp.doc(summary="Levels with their live values (any authenticated caller; staff also see reserve and "
                 "pending changes)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(JackpotLevels)
 def levels():
     return services().jackpots.reads.levels(principal())
 
@@ -110,7 +144,7 @@ def create_level(body: LevelIn):
 @bp.get("/levels/<code>")
 @bp.doc(summary="A level: parameters, pending changes, meters and its last 25 hits (operator, auditor, "
                 "attendant)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(JackpotLevelDetail)
 def level(code: str):
     require_role(principal(), "operator", "auditor", "attendant")
     return services().jackpots.reads.level(code)
@@ -169,7 +203,7 @@ class StreamQuery(QueryModel):
 @bp.input(HitsQuery, location="query", arg_name="query")
 @bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=1..500 (default 25)&level=CODE&format=csv",
         **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(JackpotHits, media=CSV)
 def hits(query: HitsQuery):
     require_role(principal(), "operator", "auditor", "attendant")
     return report(services().jackpots.reads.hits(limit=query.limit, level=query.level), query, "hits")
@@ -177,7 +211,7 @@ def hits(query: HitsQuery):
 
 @bp.get("/handpays")
 @bp.doc(summary="Hits waiting for a handpay or a verification (attendant, operator)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(JackpotHandpays)
 def handpays():
     require_role(principal(), "attendant", "operator", "auditor")
     return services().jackpots.reads.handpays()
@@ -204,7 +238,7 @@ def verify(hit_id: int, body: VerifyIn):
 @bp.input(EventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The jackpot event log: corrections, parameter changes, pauses, second hits, verifications "
                 "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE&format=csv", **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(JackpotEvents, media=CSV)
 def events(query: EventsQuery):
     require_role(principal(), "auditor", "operator")
     return report(services().jackpots.reads.events(limit=query.limit, level=query.level), query, "jackpot-events")
@@ -212,7 +246,7 @@ def events(query: EventsQuery):
 
 @bp.get("/queue")
 @bp.doc(summary="The sequencer's queue: wagers waiting to be folded (operator, auditor)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(JackpotQueue)
 def queue():
     require_role(principal(), "operator", "auditor")
     return services().jackpots.reads.queue()

@@ -24,7 +24,7 @@ from slotsys.kernel.api.common import (
     services,
 )
 from table_games.services.poker_room import PokerAction, PokerRoomService
-from slotsys.kernel.api.contract import OBJECT, TEXT, answers
+from slotsys.kernel.api.contract import OBJECT, TEXT, Shape, answers
 from table_games.services.results import (
     PokerBuyIn, PokerCashOut, PokerHandList, PokerHandView, PokerTableList, PokerTableView,
 )
@@ -74,6 +74,13 @@ class ActionIn(StrictModel):
 
 class PhhIn(StrictModel):
     phh: Annotated[str, Field(min_length=1, max_length=200_000)]
+
+
+class PokerReplay(Shape):
+    table: str
+    hand: int
+    finishing_stacks: list[Any]
+    matches: bool = Field(description="pokerkit's finishing stacks equal the settled hand's")
 
 
 @bp.get("/tables")
@@ -167,7 +174,7 @@ def hand_phh(code: str, number: int):
 
 @bp.get("/tables/<code>/hands/<int:number>/replay")
 @bp.doc(summary="Replay the stored PHH with pokerkit; `matches` compares with the settled hand", **AUTH_DOC)
-@answers(OBJECT)
+@answers(PokerReplay)
 def replay_hand(code: str, number: int):
     return room().replay_hand(principal(), code, number)
 

@@ -36,7 +36,7 @@ from table_games.domain.engines.base import Decision as DecisionCmd
 from table_games.services.container import TableGames
 from table_games.services.rounds import PlaceBet, bettor
 from table_games.services.tables import ColourBuyIn, ColourCashOut, NewTable
-from slotsys.kernel.api.contract import OBJECT, answers
+from slotsys.kernel.api.contract import OBJECT, Shape, answers
 from table_games.services.results import (
     BackersView, BankTaken, BetPlaced, ColourBought, ColourCashed, DecisionMade, RoundDealt, RoundReplayed,
     RoundSettled, RoundView, ShoeShuffled, TableList, TableView,
@@ -170,6 +170,15 @@ class SettleIn(StrictModel):
     reason: Annotated[str, Field(max_length=100)] | None = None
 
 
+class HouseEdges(Shape):
+    games: list[dict[str, Any]]
+
+
+class Roadmaps(Shape):
+    table: str
+    shoe_no: int | None = Field(description="the shoe the scoreboard is of")
+
+
 @bp.get("")
 @bp.doc(summary="Every table with its seats (pit, operator, auditor, host)", **AUTH_DOC)
 @answers(TableList)
@@ -187,7 +196,7 @@ def create_table(body: TableIn):
 
 @bp.get("/house-edges")
 @bp.doc(summary="Every table game's house edge: exact or simulated with its 95% CI, the published figure beside it", **AUTH_DOC)
-@answers(OBJECT)
+@answers(HouseEdges)
 def house_edges():
     return games().tables.house_edges(principal())
 
@@ -258,7 +267,7 @@ class RoadmapsQuery(QueryModel):
 @bp.get("/<code>/roadmaps")
 @bp.input(RoadmapsQuery, location="query", arg_name="query")
 @bp.doc(summary="Baccarat scoreboard of the current shoe (?shoe_no=1… for an earlier one)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(Roadmaps)
 def get_roadmaps(code: str, query: RoadmapsQuery):
     return games().settlement.roadmaps(principal(), code, query.shoe_no)
 

@@ -97,7 +97,7 @@ def test_every_success_response_has_a_schema_or_its_media_type(spec):
                     assert media in NON_JSON, f"{method} {path}: {media}"
                     assert schema["type"] == ("object" if media == EVENT_STREAM else "string")
                     files += 1
-    assert models >= 155 and files >= 20 and generic <= 35, (models, generic, files)
+    assert models >= 185 and files >= 12 and generic <= 4, (models, generic, files)  # generic: 4 answers not yet shaped
 
 
 @pytest.mark.parametrize("path, media", [

@@ -19,7 +19,7 @@ from tito.services.admin import promo_reason, promo_station, stated
 from tito.services.container import TitoServices
 from tito.services.machine_in import reject_reason
 from tito.services.tickets import parse_number
-from slotsys.kernel.api.contract import CSV, OBJECT, PDF, PNG, answers
+from slotsys.kernel.api.contract import CSV, PDF, PNG, Shape, answers
 from tito.services.results import (
     CreditLimitView, DrawerSessionView, HandpayReceipt, KioskFill, KioskRedemption, KioskStatus, PromoApproval,
     PromoIssue, PromoRefusal, PromoRequests, TicketInAuthorisation, TicketInCredit, TicketInRejected, TicketLookup,
@@ -121,6 +121,12 @@ def _json(result) -> dict:
 
 
 # ------------------------------------------------------------------ tickets
+class TicketReport(Shape):
+    report: str
+    generated_at: str
+    timezone: str
+
+
 @bp.get("/tickets/<number>")
 @bp.doc(summary="Look a ticket up: status as of now and its event trail (cashier, auditor, operator, supervisor)",
         **AUTH_DOC)
@@ -353,7 +359,7 @@ _REPORT_DOC = ("Dates are casino-local, ?from=YYYY-MM-DD&to=YYYY-MM-DD inclusive
 @bp.get("/tito/reports/issued")
 @bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Tickets issued by date, machine and type (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_issued(query: RangeQuery):
     return report(tito().reports.issued(principal(), *_range(query)), query, "issued")
 
@@ -361,7 +367,7 @@ def report_issued(query: RangeQuery):
 @bp.get("/tito/reports/redeemed")
 @bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Tickets redeemed by date and channel (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_redeemed(query: RangeQuery):
     return report(tito().reports.redeemed(principal(), *_range(query)), query, "redeemed")
 
@@ -369,7 +375,7 @@ def report_redeemed(query: RangeQuery):
 @bp.get("/tito/reports/outstanding")
 @bp.input(ExportQuery, location="query", arg_name="query")
 @bp.doc(summary="Outstanding ticket liability by issue date and sequence, against the ledger (auditor)", **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_outstanding(query: ExportQuery):
     return report(tito().reports.outstanding(principal()), query, "outstanding")
 
@@ -377,7 +383,7 @@ def report_outstanding(query: ExportQuery):
 @bp.get("/tito/reports/expired")
 @bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Expired tickets, unpaid and honoured (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_expired(query: RangeQuery):
     return report(tito().reports.expired(principal(), *_range(query)), query, "expired")
 
@@ -385,7 +391,7 @@ def report_expired(query: RangeQuery):
 @bp.get("/tito/reports/voided")
 @bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Voided tickets with who, when, why (auditor)", description=_REPORT_DOC, **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_voided(query: RangeQuery):
     return report(tito().reports.voided(principal(), *_range(query)), query, "voided")
 
@@ -393,7 +399,7 @@ def report_voided(query: RangeQuery):
 @bp.get("/tito/reports/reconciliation")
 @bp.input(ExportQuery, location="query", arg_name="query")
 @bp.doc(summary="Each machine's tickets-out / tickets-in meters against the tickets on file (auditor)", **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_reconciliation(query: ExportQuery):
     return report(tito().reports.reconciliation(principal()), query, "reconciliation")
 
@@ -402,7 +408,7 @@ def report_reconciliation(query: ExportQuery):
 @bp.input(RangeQuery, location="query", arg_name="query")
 @bp.doc(summary="Unknown / mistyped presentations, refusals, lock-outs, voids (auditor, supervisor)",
         description=_REPORT_DOC, **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(TicketReport, media=CSV)
 def report_security(query: RangeQuery):
     return report(tito().reports.security(principal(), *_range(query)), query, "security")
 

@@ -4,7 +4,7 @@ Thin: each route names the caller, checks the role and calls one service."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from apiflask import APIBlueprint
 from flask import Response, g
@@ -16,7 +16,7 @@ from slotsys.kernel.api.streaming import sse_response
 from slotsys.floor.read_model import FloorViewService
 from slotsys.app.screens import ScreensService
 from slotsys.kernel.checks import require_role
-from slotsys.kernel.api.contract import EVENT_STREAM, OBJECT, PNG, answers
+from slotsys.kernel.api.contract import EVENT_STREAM, PNG, Shape, answers
 
 
 bp = APIBlueprint("screens", __name__, url_prefix="/api/v1", tag="Screens")
@@ -29,11 +29,52 @@ def _svc() -> tuple[FloorViewService, ScreensService]:
     return s.floor_view, s.screens
 
 
+class FloorOverview(Shape):
+    day: str
+    generated_at: str
+    states: list[str]
+    totals: dict[str, Any]
+    zones: list[dict[str, Any]]
+
+
+class FloorMachine(Shape):
+    asset: str
+    state: str
+    status: str
+    credits: int
+    meters: dict[str, int]
+    games: list[dict[str, Any]]
+
+
+class StreamToken(Shape):
+    token: str
+    expires_in: int
+    expires_at: str
+    stream_url: str
+
+
+class TicketCheck(Shape):
+    ticket: dict[str, Any]
+    payable: bool
+    refusal: dict[str, Any] | None
+
+
+class GameCatalogue(Shape):
+    games: list[dict[str, Any]]
+
+
+class ParSheetAnswer(Shape):
+    game: str
+    name: str
+    kind: str
+    charts: list[str]
+
+
 @bp.get("/floor/overview")
 @bp.doc(summary="The floor by zone and bank: each machine's state (idle, in play, carded, handpay, locked, "
                 "offline), credits and today's coin-in, coin-out, jackpots and hold (operator, attendant, auditor)",
         **AUTH_DOC)
-@answers(OBJECT)
+@answers(FloorOverview)
 def floor_overview():
     require_role(principal(), "operator", "attendant", "auditor")
     return _svc()[0].overview()
@@ -42,7 +83,7 @@ def floor_overview():
 @bp.get("/floor/machines/<asset>")
 @bp.doc(summary="A machine's meters, state and its last 10 games with their reel windows (operator, attendant, "
                 "auditor)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(FloorMachine)
 def floor_machine(asset: str):
     require_role(principal(), "operator", "attendant", "auditor")
     return _svc()[0].machine(asset)
@@ -51,7 +92,7 @@ def floor_machine(asset: str):
 @bp.post("/screens/stream-token")
 @bp.doc(summary="A short-lived token (60 s) to open the jackpot stream from a browser's EventSource (staff)",
         **AUTH_DOC)
-@answers(OBJECT)
+@answers(StreamToken)
 def stream_token():
     return _svc()[1].stream_token(principal())
 
@@ -75,14 +116,14 @@ def jackpot_stream(query: StreamTokenQuery):
 @bp.get("/screens/tickets/<number>/check")
 @bp.doc(summary="What the cage would answer for a ticket now: payable, or the exact refusal (cashier, "
                 "supervisor; changes nothing)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(TicketCheck)
 def ticket_check(number: str):
     return _svc()[1].ticket_check(principal(), number)
 
 
 @bp.get("/games")
 @bp.doc(summary="The game catalogue with its variations (operator, auditor)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(GameCatalogue)
 def games():
     require_role(principal(), "operator", "auditor")
     return _svc()[1].games()
@@ -95,7 +136,7 @@ class VariationQuery(QueryModel):
 @bp.get("/games/<game_id>/par-sheet")
 @bp.input(VariationQuery, location="query", arg_name="query")
 @bp.doc(summary="A game's exact par sheet, ?variation=92 (operator, auditor)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(ParSheetAnswer)
 def par_sheet(game_id: str, query: VariationQuery):
     require_role(principal(), "operator", "auditor")
     return _svc()[1].par_sheet(game_id, query.variation)

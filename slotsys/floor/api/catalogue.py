@@ -4,7 +4,7 @@ Thin: each route validates its input, names the caller and calls one service."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import request
@@ -15,7 +15,7 @@ from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.floor.domain.game_upload import MAX_DEFINITION_CHARS
 from slotsys.floor.services.catalogue import STATUSES
 from slotsys.floor.services.catalogue import GameUpload, GameUploadDetail, GameUploads
-from slotsys.kernel.api.contract import CSV, OBJECT, answers
+from slotsys.kernel.api.contract import CSV, Shape, answers
 
 
 bp = APIBlueprint("administration", __name__, url_prefix="/api/v1", tag="Administration")
@@ -47,6 +47,11 @@ class GameRejectIn(StrictModel):
 class UploadsQuery(QueryModel):
     status: Literal[STATUSES] | None = None  # type: ignore[valid-type]
     limit: Limit(500) = 100
+
+
+class AuditLogPage(Shape):
+    entries: list[dict[str, Any]]
+    next_cursor: str | None = Field(description="the cursor of the next page, null on the last")
 
 
 @bp.post("/games")
@@ -168,7 +173,7 @@ class AuditLogQuery(QueryModel):
 @bp.doc(summary="The audit log of privileged changes, newest first (auditor): ?actor= &action= &subject= &outcome= "
                 "&from= &to= &cursor= &limit= (1-1000); ?format=csv exports every match (formula cells neutralised)",
         **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(AuditLogPage, media=CSV)
 def audit_log(query: AuditLogQuery):
     filters = {"actor": query.actor, "action": query.action, "subject": query.subject, "outcome": query.outcome,
                "since": query.from_, "until": query.to}

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import g
@@ -27,7 +27,7 @@ from slotsys.kernel.api.common import (
     services,
 )
 from slotsys.floor.services.events import AlertPage, AlertView, EventBatch, HandpayQueue, HandpayView, MachineEventLog
-from slotsys.kernel.api.contract import OBJECT, answers
+from slotsys.kernel.api.contract import Shape, answers
 
 
 bp = APIBlueprint("floor_events", __name__, url_prefix="/api/v1", tag="Machine events and alerts")
@@ -141,6 +141,10 @@ def _machine_heard(resp):
     return resp
 
 
+class EventVocabulary(Shape):
+    kinds: list[dict[str, Any]] = Field(description="each event kind: its SAS code, severity, alert, English and Korean")
+
+
 @bp.post("/machines/<asset>/events")
 @bp.input(ReportIn, arg_name="body")
 @bp.doc(summary="Report machine events (one, or {\"events\": [...]}; kind or SAS exception code; optional "
@@ -164,7 +168,7 @@ def machine_events(asset: str, query: EventsQuery):
 
 @bp.get("/machine-events/vocabulary")
 @bp.doc(summary="Event kinds: SAS code, labels (English, Korean), severity, alert, security", **AUTH_DOC)
-@answers(OBJECT)
+@answers(EventVocabulary)
 def vocabulary():
     principal()
     return _events_service().vocabulary()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from apiflask import APIBlueprint
+from pydantic import Field
 
 from slotsys.kernel.api.common import AUTH_DOC, SmallInt, StrictModel, Won, once_key, principal, reply_once, services
 from slotsys.kernel.errors import HandpayRequired
 from slotsys.floor.services.play import BillInResult, CashOutResult, SpinResult
-from slotsys.kernel.api.contract import OBJECT, answers
+from slotsys.kernel.api.contract import Shape, answers
 
 
 bp = APIBlueprint("machines", __name__, url_prefix="/api/v1/machines", tag="Machines")
@@ -26,6 +29,20 @@ class SpinIn(StrictModel):
 
 class TicketInIn(StrictModel):
     validation_number: str
+
+
+class MachineMeters(Shape):
+    asset: str
+    status: str
+    credits: int
+    denomination: int
+    meters: dict[str, int]
+    bet_options: list[dict[str, Any]]
+
+
+class GameRecall(Shape):
+    machine: str
+    games: list[dict[str, Any]] = Field(description="the last 10 games, newest first (GLI-11)")
 
 
 @bp.post("/<asset>/bill-in")
@@ -68,7 +85,7 @@ def ticket_in(asset: str, body: TicketInIn):
 
 @bp.get("/<asset>/meters")
 @bp.doc(summary="Credits and meters of a machine", **AUTH_DOC)
-@answers(OBJECT)
+@answers(MachineMeters)
 def meters(asset: str):
     p = principal()
     if p.kind == "staff":
@@ -80,7 +97,7 @@ def meters(asset: str):
 
 @bp.get("/<asset>/games")
 @bp.doc(summary="Recall of the last 10 games (GLI-11)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(GameRecall)
 def recall(asset: str):
     p = principal()
     if p.kind == "staff":

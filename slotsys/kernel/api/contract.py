@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
 
 PDF = "application/pdf"
@@ -217,3 +217,10 @@ def _document(op: dict, c: Contract, refs: dict[str, dict], path: str, method: s
         resp = responses.setdefault(str(code), {"description": _ERRORS[code]})
         if code in (429, 503):
             resp.setdefault("headers", {})["Retry-After"] = RETRY_AFTER_HEADER
+
+
+class Shape(BaseModel):
+    """The documented shape of an answer its service still builds as a plain dict: the top-level fields it always
+    has, typed as far as they are stable; items and any further fields are open (``additionalProperties``)."""
+
+    model_config = ConfigDict(extra="allow")

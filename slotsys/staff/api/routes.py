@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import request
@@ -11,7 +11,7 @@ from pydantic import Field
 from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, principal, services
 from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.kernel.checks import require_role
-from slotsys.kernel.api.contract import CSV, OBJECT, answers
+from slotsys.kernel.api.contract import CSV, Shape, answers
 from slotsys.staff.services.results import AuthEvents, Deactivated, LoggedOut, StaffToken, TokensRevoked, Unlocked
 
 
@@ -35,6 +35,19 @@ class PasswordChangeIn(StrictModel):
 
 class PasswordResetIn(StrictModel):
     new_password: str
+
+
+class FloorMeters(Shape):
+    machines: list[dict[str, Any]]
+    zones: list[dict[str, Any]]
+
+
+class LedgerAudit(Shape):
+    balanced: bool
+    accounts: int
+    journal_entries: int
+    sum_of_balances: int
+    sum_of_postings: int
 
 
 @bp.post("/auth/login")
@@ -105,7 +118,7 @@ def auth_events(query: AuthEventsQuery):
 @bp.input(ExportQuery, location="query", arg_name="query")
 @bp.doc(summary="Zones and machines with credits and meters (operator, attendant, auditor); ?format=csv&table=machines",
         **AUTH_DOC)
-@answers(OBJECT, media=CSV)
+@answers(FloorMeters, media=CSV)
 def floor(query: ExportQuery):
     require_role(principal(), "operator", "attendant", "auditor")
     return report(services().floor.floor(), query, "meters")
@@ -113,7 +126,7 @@ def floor(query: ExportQuery):
 
 @bp.get("/audit/ledger")
 @bp.doc(summary="Proof that the books balance (auditor)", **AUTH_DOC)
-@answers(OBJECT)
+@answers(LedgerAudit)
 def audit():
     require_role(principal(), "auditor")
     return services().audit.report()
