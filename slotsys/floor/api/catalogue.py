@@ -51,7 +51,7 @@ class UploadsQuery(QueryModel):
 
 class AuditLogPage(Shape):
     entries: list[dict[str, Any]]
-    next_cursor: str | None = Field(description="the cursor of the next page, null on the last")
+    next_cursor: int | None = Field(description="the ?cursor= of the next page, null on the last")
 
 
 @bp.post("/games")
