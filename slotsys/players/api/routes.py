@@ -162,6 +162,8 @@ class PointsQuery(QueryModel):
 
 class StatementQuery(ListQuery):
     wallet: Literal["cashable", "promo"] = "cashable"
+    cursor: Annotated[str, Field(max_length=40, pattern=r"^[0-9]{1,19}-[0-9]{1,19}$",
+                                 description="next_cursor of the previous page")] | None = None
 
 
 # ------------------------------------------------------------------ player club, cage, pit
@@ -269,10 +271,11 @@ def points(player_id: int, query: PointsQuery):
 
 @bp.get("/<int:player_id>/statement")
 @bp.input(StatementQuery, location="query", arg_name="query")
-@bp.doc(summary="Ledger entries on the wallet: ?wallet=cashable|promo&limit=1..500 (default 50)", **AUTH_DOC)
+@bp.doc(summary="Ledger entries on the wallet, newest first: ?wallet=cashable|promo&limit=1..500 (default 50); "
+                "older pages by ?cursor= (the answer's next_cursor)", **AUTH_DOC)
 @answers(WalletStatement)
 def statement(player_id: int, query: StatementQuery):
-    return players().statement(caller(), player_id, query.wallet, query.limit).model_dump(mode="json")
+    return players().statement(caller(), player_id, query.wallet, query.limit, query.cursor).model_dump(mode="json")
 
 
 @bp.post("/<int:player_id>/cards")
