@@ -24,7 +24,7 @@ from slotsys.kernel.api.common import (
     services,
 )
 from table_games.services.mahjong import DrawHand, MahjongService, NewMahjongTable, ScoreHand
-from slotsys.kernel.api.contract import OBJECT, answers
+from slotsys.kernel.api.contract import Shape, answers
 from table_games.services.results import (
     MahjongHandList, MahjongHandRecorded, MahjongHandView, MahjongLeft, MahjongStackMoved, MahjongTableList,
     MahjongTableView,
@@ -122,11 +122,25 @@ class DrawIn(StrictModel):
     riichi_seats: Annotated[list[SeatW], Field(max_length=4)] = []
 
 
+class MahjongScore(Shape):
+    """``table_games.domain.mahjong.Score.to_dict``: the value of a declared win."""
+
+    rule_set: str
+    han: int | None
+    fu: int | None
+    yaku: list[dict[str, Any]]
+    tsumo: bool
+    dealer: bool
+    payments: dict[str, int]
+    total: int
+    payment_form: str
+
+
 @bp.post("/score")
 @bp.input(ScoreIn, arg_name="body")
 @bp.doc(summary="Score a declared win (han, fu, yaku in Korean/Japanese/English, limit, payments); moves nothing",
         **AUTH_DOC)
-@answers(OBJECT)
+@answers(MahjongScore)
 def score(body: ScoreIn):
     return svc().score(principal(), body.model_dump())
 

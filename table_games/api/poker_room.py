@@ -24,7 +24,7 @@ from slotsys.kernel.api.common import (
     services,
 )
 from table_games.services.poker_room import PokerAction, PokerRoomService
-from slotsys.kernel.api.contract import OBJECT, TEXT, Shape, answers
+from slotsys.kernel.api.contract import TEXT, Shape, answers
 from table_games.services.results import (
     PokerBuyIn, PokerCashOut, PokerHandList, PokerHandView, PokerTableList, PokerTableView,
 )
@@ -74,6 +74,14 @@ class ActionIn(StrictModel):
 
 class PhhIn(StrictModel):
     phh: Annotated[str, Field(min_length=1, max_length=200_000)]
+
+
+class PHHReplay(Shape):
+    variant: str
+    players: list[Any]
+    finishing_stacks: list[Any]
+    expected: list[Any] | None = Field(description="the finishing stacks the PHH records, if it does")
+    matches: bool | None = Field(description="the replayed stacks equal the recorded ones (null: none recorded)")
 
 
 class PokerReplay(Shape):
@@ -184,6 +192,6 @@ def replay_hand(code: str, number: int):
 @bp.doc(summary="Import a PHH hold'em hand and replay it: finishing stacks against the file's; a flag its "
         "recorded stacks contradict (ante_trimming_status) is overridden, named in `overrides` and `warnings`",
         **AUTH_DOC)
-@answers(OBJECT)
+@answers(PHHReplay)
 def replay_phh(body: PhhIn):
     return room().replay_phh(principal(), body.phh)

@@ -36,7 +36,7 @@ from table_games.domain.engines.base import Decision as DecisionCmd
 from table_games.services.container import TableGames
 from table_games.services.rounds import PlaceBet, bettor
 from table_games.services.tables import ColourBuyIn, ColourCashOut, NewTable
-from slotsys.kernel.api.contract import OBJECT, Shape, answers
+from slotsys.kernel.api.contract import Shape, answers
 from table_games.services.results import (
     BackersView, BankTaken, BetPlaced, ColourBought, ColourCashed, DecisionMade, RoundDealt, RoundReplayed,
     RoundSettled, RoundView, ShoeShuffled, TableList, TableView,
@@ -172,6 +172,11 @@ class SettleIn(StrictModel):
 
 class HouseEdges(Shape):
     games: list[dict[str, Any]]
+
+
+class HandHelp(Shape):
+    table: str
+    round: int
 
 
 class Roadmaps(Shape):
@@ -361,7 +366,7 @@ class SamplesIn(StrictModel):
 
 @bp.get("/<code>/rounds/<int:number>/boxes/<box>/house-way")
 @bp.doc(summary="Pai gow \"house way for me\": how the table's house way sets this hand", **AUTH_DOC)
-@answers(OBJECT)
+@answers(HandHelp)
 def house_way(code: str, number: int, box: str):
     return games().rounds.hand_help(principal(), code, number, box, "house_way")
 
@@ -370,7 +375,7 @@ def house_way(code: str, number: int, box: str):
 @bp.doc(summary="Pai gow: the settings of this hand valued against the dealer's house way, best first "
                 "(?samples=100..5000 dealer hands, default 1000; about 1 s per 1000)", **AUTH_DOC)
 @bp.input(SamplesIn, location="query", arg_name="query")
-@answers(OBJECT)
+@answers(HandHelp)
 def optimal_setting(code: str, number: int, box: str, query: SamplesIn):
     return games().rounds.hand_help(principal(), code, number, box, "optimal", query.samples)
 

@@ -47,9 +47,6 @@ TEXT = "text/plain"
 PROMETHEUS = "text/plain; version=1.0.0"  # prometheus_client's CONTENT_TYPE_LATEST (0.26: 1.0.0, UTF-8 names)
 BINARY_MEDIA = {PDF, PNG, XLSX}
 
-OBJECT: dict[str, Any] = {"type": "object", "description": "a JSON object (its fields are not described yet)"}
-"""For the few answers still built as plain dicts by their service: an object, not yet a model."""
-
 IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key", "in": "header", "required": True,
     "description": "The client's key of this request (1-200 printable ASCII characters): a retry with the same key "
@@ -88,8 +85,8 @@ def answers(model: type[BaseModel] | str | dict | None = None, *, status: int | 
             description: str | None = None) -> Callable:
     """Declare what a route answers on success (documentation only; see the module's docstring).
 
-    ``model``: the pydantic model of the JSON body (or its class name, or a JSON schema dict such as
-    :data:`OBJECT`); ``status``: the success status, or several (``(200, 201)``: 201 when it created);
+    ``model``: the pydantic model of the JSON body (a :class:`Shape` for an answer still built as a dict), its
+    class name, or a JSON schema dict; ``status``: the success status, or several (``(200, 201)``: 201 when it created);
     ``media``: the media type(s) of a non-JSON answer, or ``CSV`` beside the JSON of a report's ``?format=csv``;
     ``once``: an exactly-once operation (needs ``Idempotency-Key``); ``throttled``: may answer 429."""
     statuses = (status,) if isinstance(status, int) else tuple(status)
