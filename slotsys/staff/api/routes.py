@@ -8,7 +8,7 @@ from apiflask import APIBlueprint
 from flask import request
 from pydantic import Field
 
-from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, principal, services
+from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryId, QueryModel, StrictModel, principal, services
 from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.kernel.checks import require_role
 from slotsys.kernel.api.contract import CSV, Shape, answers
@@ -103,14 +103,17 @@ class AuthEventsQuery(QueryModel):
     username: Annotated[str, Field(max_length=64, description="one staff user's events")] | None = None
     kind: Literal[EVENT_KINDS] | None = None  # type: ignore[valid-type]
     limit: Limit(1000) = 100
+    cursor: QueryId | None = Field(None, description="next_cursor of the previous page")
 
 
 @bp.get("/staff/auth-events")
 @bp.input(AuthEventsQuery, location="query", arg_name="query")
-@bp.doc(summary="The staff sign-in audit trail, newest first (auditor); ?username= &kind= &limit= (1-1000)", **AUTH_DOC)
+@bp.doc(summary="The staff sign-in audit trail, newest first (auditor); ?username= &kind= &limit= (1-1000); older "
+                "pages by ?cursor= (the answer's next_cursor)", **AUTH_DOC)
 @answers(AuthEvents)
 def auth_events(query: AuthEventsQuery):
-    events = services().auth.events(principal(), username=query.username, kind=query.kind, limit=query.limit)
+    events = services().auth.events(principal(), username=query.username, kind=query.kind, limit=query.limit,
+                                    cursor=query.cursor)
     return events.model_dump(mode="json")
 
 
