@@ -191,9 +191,15 @@ def expiry_override(number: str, body: ReasonIn):
 @answers(PromoIssue, status=(201, 202), once=True)
 def promotional(body: PromoIn):
     key = once_key("tickets/promotional",
-                   [body.amount, promo_station(body.station), body.credit_type, promo_reason(body.reason)])
+                   [body.amount, promo_station(body.station), body.credit_type, promo_reason(body.reason)],
+                   status=_promo_status)
     once = tito().admin.issue_promotional(principal(), body.amount, body.station, key, body.credit_type, body.reason)
-    return reply_once(once, status=lambda r: 202 if r.pending else 201)
+    return reply_once(once, status=_promo_status)
+
+
+def _promo_status(issue: PromoIssue) -> int:
+    """201 printed, 202 pending a second supervisor (dual control)."""
+    return 202 if issue.pending else 201
 
 
 class PromoRequestsQuery(QueryModel):

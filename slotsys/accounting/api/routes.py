@@ -83,8 +83,14 @@ class CsvQuery(DocumentQuery):
 @answers(DayCloseResult, status=(200, 201), once=True)
 def close_day(day: str):
     d = _day(day)
-    once = _acc().days.close_day(principal(), d, once_key(f"accounting/days/{d.isoformat()}/close"))
-    return reply_once(once, status=lambda r: 201 if r.newly_closed else 200)
+    once = _acc().days.close_day(principal(), d, once_key(f"accounting/days/{d.isoformat()}/close",
+                                                          status=_close_status))
+    return reply_once(once, status=_close_status)
+
+
+def _close_status(result: DayCloseResult) -> int:
+    """201 the request closed the day, 200 it was closed already."""
+    return 201 if result.newly_closed else 200
 
 
 @bp.get("/days/<day>")

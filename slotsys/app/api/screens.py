@@ -98,7 +98,10 @@ def stream_token():
 
 
 class StreamTokenQuery(QueryModel):
-    token: Annotated[str, Field(max_length=400, description="from POST /api/v1/screens/stream-token")] | None = None
+    """``?token=``: bounded generously (4,096) so that any token the service refuses (missing, malformed, forged,
+    expired, longer than 400) keeps its 401 naming ``token``; only a value past any URL a browser sends is a 422."""
+
+    token: Annotated[str, Field(max_length=4096, description="from POST /api/v1/screens/stream-token")] | None = None
 
 
 @bp.get("/screens/jackpot-stream")
