@@ -78,7 +78,7 @@ class PhhIn(StrictModel):
 
 class PHHReplay(Shape):
     variant: str
-    players: list[Any]
+    players: list[Any] | None
     finishing_stacks: list[Any]
     expected: list[Any] | None = Field(description="the finishing stacks the PHH records, if it does")
     matches: bool | None = Field(description="the replayed stacks equal the recorded ones (null: none recorded)")

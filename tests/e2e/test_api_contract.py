@@ -21,6 +21,7 @@ import textwrap
 
 import pytest
 
+from tests.helpers import conforms as _conforms
 from slotsys.kernel.api.contract import BINARY_MEDIA, CSV, EVENT_STREAM, PROMETHEUS, TEXT
 
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -353,3 +354,47 @@ def test_every_declared_query_parameter_is_bounded_and_refuses_a_bad_value(api, 
                 assert r.mimetype == "application/problem+json" and r.json["field"] == p["name"], (path, r.json)
                 checked += 1
     assert checked >= 150
+
+
+def test_the_shapes_of_dict_answers_hold_for_real_answers(api, spec):
+    """The answers still built as dicts are documented by hand-written shapes (``Shape``): each is checked here
+    against a real answer of its endpoint (Schemathesis reaches few of them with valid parameters)."""
+    level = api.as_staff("operator", "GET", "/api/v1/jackpots/levels", key=None).json["levels"][0]["code"]
+    game = api.as_staff("operator", "GET", "/api/v1/games", key=None).json["games"][0]["id"]
+    api.as_machine("M001", "POST", "/api/v1/machines/M001/bill-in", {"amount": 10_000})
+    ticket = api.as_machine("M001", "POST", "/api/v1/machines/M001/cash-out").json["ticket"]["validation_number"]
+    reads = [
+        ("operator", "/api/v1/jackpots/levels"), ("operator", f"/api/v1/jackpots/levels/{level}"),
+        ("operator", "/api/v1/jackpots/hits"), ("operator", "/api/v1/jackpots/handpays"),
+        ("auditor", "/api/v1/jackpots/events"), ("operator", "/api/v1/jackpots/queue"),
+        ("operator", "/api/v1/machines/M001/meters"), ("operator", "/api/v1/machines/M001/games"),
+        ("operator", "/api/v1/machine-events/vocabulary"), ("auditor", "/api/v1/audit/log?limit=2"),
+        ("operator", "/api/v1/floor/overview"), ("operator", "/api/v1/floor/machines/M001"),
+        ("cashier", f"/api/v1/screens/tickets/{ticket}/check"), ("operator", "/api/v1/games"),
+        ("operator", f"/api/v1/games/{game}/par-sheet"), ("operator", "/api/v1/floor"),
+        ("auditor", "/api/v1/audit/ledger"), ("pit", "/api/v1/tables/house-edges"),
+        ("pit", "/api/v1/tables/BAC-01/roadmaps"),
+        *[("auditor", f"/api/v1/tito/reports/{r}") for r in
+          ("issued", "redeemed", "outstanding", "expired", "voided", "reconciliation", "security")],
+    ]
+    for role, url in reads:
+        r = api.as_staff(role, "GET", url, key=None)
+        assert r.status_code == 200, (url, r.json)
+        template = next(p for p in spec["paths"] if re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", p), url.split("?")[0]))
+        _conforms(spec, template, "get", 200, r.json)
+    machine = api.as_machine("M001", "GET", "/api/v1/machines/M001/meters", key=None)
+    _conforms(spec, "/api/v1/machines/{asset}/meters", "get", 200, machine.json)
+    as_machine = api.as_machine("M001", "GET", "/api/v1/jackpots/levels", key=None)
+    _conforms(spec, "/api/v1/jackpots/levels", "get", 200, as_machine.json)
+    token = api.as_staff("attendant", "POST", "/api/v1/screens/stream-token", key=None)
+    _conforms(spec, "/api/v1/screens/stream-token", "post", 200, token.json)
+    score = api.as_staff("pit", "POST", "/api/v1/mahjong/score",
+                         {"hand": "234m567m345p999s11p", "win_tile": "4m", "riichi": True, "seat_wind": "S"}, key=None)
+    assert score.status_code == 200, score.json
+    _conforms(spec, "/api/v1/mahjong/score", "post", 200, score.json)
+    import pathlib
+
+    phh = sorted((pathlib.Path(__file__).resolve().parents[1] / "data" / "phh").glob("*.phh"))[0].read_text()
+    replay = api.as_staff("auditor", "POST", "/api/v1/poker/phh/replay", {"phh": phh}, key=None)
+    assert replay.status_code == 200, replay.json
+    _conforms(spec, "/api/v1/poker/phh/replay", "post", 200, replay.json)
