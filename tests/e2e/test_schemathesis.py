@@ -151,6 +151,8 @@ def test_api_conforms_to_its_schema(st_app, callers):
     assert not refused_for_key, refused_for_key
     reached = [op for op in once if any(s < 400 or s in (404, 409) for s, _ in callers.answered[op])]
     succeeded = [op for op in once if any(200 <= s < 300 for s, _ in callers.answered[op])]
+    print(f"exactly-once operations: {len(once)} called, {len(reached)} reached their use case, {len(succeeded)} "
+          f"succeeded: {' '.join(sorted(p for _, p in succeeded))}")  # shown with -s or on a failure
     assert len(reached) >= 20 and succeeded, (len(reached), sorted(succeeded))
 
 

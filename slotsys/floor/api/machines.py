@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from slotsys.kernel.api.common import AUTH_DOC, SmallInt, StrictModel, Won, once_key, principal, reply_once, services
 from slotsys.kernel.errors import HandpayRequired
@@ -17,10 +17,14 @@ bp = APIBlueprint("machines", __name__, url_prefix="/api/v1/machines", tag="Mach
 
 
 class BillIn(StrictModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"amount": 10_000}]})
+
     amount: Won
 
 
 class SpinIn(StrictModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"lines": 20, "multiplier": 1}]})
+
     lines: SmallInt | None = None
     reels: SmallInt | None = None
     multiplier: SmallInt
