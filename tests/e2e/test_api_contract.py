@@ -184,6 +184,8 @@ def test_retry_after_and_problem_json_on_refusals(spec):
             assert "403" in op["responses"], f"{method} {path}"
         if method != "get":
             assert "409" in op["responses"], f"{method} {path}"
+        if "requestBody" in op:
+            assert {"400", "413", "415", "422"} <= set(op["responses"]), f"{method} {path}"
     assert throttled >= 10
     login = spec["paths"]["/api/v1/auth/login"]["post"]["responses"]
     assert "429" in login and "503" in login

@@ -19,7 +19,7 @@ and :func:`document_contract` (an OpenAPI spec processor, run before
 * exactly-once operations (``once=True``: the route calls ``once_key``): the required ``Idempotency-Key`` request
   header, the ``Idempotent-Replayed`` response header on success;
 * the refusals every operation may answer beyond its own: 403 for authenticated ones, 409 on a state-changing one,
-  422 where a path variable, query parameter, body or key is validated, 429 where the use case throttles
+  400, 413 and 415 where it takes a body, 422 where a path variable, query parameter, body or key is validated, 429 where the use case throttles
   (``throttled=True``), 503 on any that reads the database; 429 and 503 with ``Retry-After``.
 
 A model may be named by its class name (a string) when the route module may not import it (a feature's result
@@ -60,7 +60,10 @@ RETRY_AFTER_HEADER = {"description": "seconds to wait before retrying (RFC 9110 
                       "schema": {"type": "integer", "minimum": 1}}
 
 _REASONS = {200: "OK", 201: "Created", 202: "Accepted (pending a second approval)", 204: "No Content"}
-_ERRORS = {403: "Forbidden: the caller's role or identity may not do this",
+_ERRORS = {400: "Bad request: the body is not valid JSON (UTF-8, no duplicate keys, not nested too deeply)",
+           403: "Forbidden: the caller's role or identity may not do this",
+           413: "The body is larger than the server accepts",
+           415: "The body is not application/json",
            409: "Conflict: the state does not allow it (e.g. already done, insufficient funds, machine locked)",
            422: "The request is not valid (the field is named)",
            429: "Too many attempts: retry after Retry-After seconds",
@@ -204,6 +207,8 @@ def _document(op: dict, c: Contract, refs: dict[str, dict], path: str, method: s
         extra.append(403)
     if method != "get" or c.once:
         extra.append(409)
+    if "requestBody" in op:
+        extra += [400, 413, 415]
     if validated:
         extra.append(422)
     if c.throttled:
