@@ -21,8 +21,8 @@ from tito.services.machine_in import reject_reason
 from tito.services.tickets import parse_number
 from slotsys.kernel.api.contract import CSV, PDF, PNG, Shape, answers
 from tito.services.results import (
-    CreditLimitView, DrawerSessionView, HandpayReceipt, KioskFill, KioskRedemption, KioskStatus, PromoApproval,
-    PromoIssue, PromoRefusal, PromoRequests, TicketInAuthorisation, TicketInCredit, TicketInRejected, TicketLookup,
+    CageRedemption, CreditLimitView, DrawerSessionView, HandpayReceipt, KioskFill, KioskRedemption, KioskStatus,
+    PromoApproval, PromoIssue, PromoRefusal, PromoRequests, TicketInAuthorisation, TicketInCredit, TicketInRejected, TicketLookup,
     TicketView, ValidationView, VoidResult,
 )
 
@@ -300,7 +300,7 @@ def rotate_validation_id(asset: str, body: RotateIn):
 @bp.input(RedeemIn, arg_name="body")
 @bp.doc(summary="Pay a ticket in cash from the cashier's open drawer, exactly once (cashier); needs Idempotency-Key",
         **AUTH_DOC)
-@answers(KioskRedemption, once=True, throttled=True)
+@answers(CageRedemption, once=True, throttled=True)
 def redeem(body: RedeemIn):
     key = once_key("cage/redeem", [compact(body.validation_number), body.amount])
     return reply_once(tito().cage.redeem(principal(), body.validation_number, body.amount, key))
