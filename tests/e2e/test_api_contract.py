@@ -400,3 +400,17 @@ def test_the_shapes_of_dict_answers_hold_for_real_answers(api, spec):
     replay = api.as_staff("auditor", "POST", "/api/v1/poker/phh/replay", {"phh": phh}, key=None)
     assert replay.status_code == 200, replay.json
     _conforms(spec, "/api/v1/poker/phh/replay", "post", 200, replay.json)
+
+
+def test_the_contract_checker_catches_an_answer_outside_the_document(app, api):
+    """``SLOTSYS_CHECK_CONTRACT=1`` (tests.helpers.check_contract): a success whose body breaks its documented
+    schema is recorded; a conforming one is not."""
+    from tests.helpers import check_contract
+
+    mismatches = check_contract(app)
+    ok = api.as_staff("host", "GET", "/api/v1/players/config", key=None)
+    assert ok.status_code == 200 and mismatches == []
+    app.view_functions["players.config"] = lambda: {"tiers": "not a list"}
+    bad = api.as_staff("host", "GET", "/api/v1/players/config", key=None)
+    assert bad.status_code == 200
+    assert len(mismatches) == 1 and mismatches[0].startswith("('/api/v1/players/config', 'get', '200')")
