@@ -76,9 +76,15 @@ def app(tmp_path, seeded_floor):
     a = create_app(_sqlite_settings(tmp_path))
     a.config["TESTING"] = True
     a.config["DEMO_CREDENTIALS"] = copy.deepcopy(creds)
+    mismatches = None
+    if os.environ.get("SLOTSYS_CHECK_CONTRACT") == "1":  # every JSON success checked against /openapi.json
+        from tests.helpers import check_contract
+
+        mismatches = check_contract(a)
     yield a
     a.extensions["slotsys"].jackpots.driver.stop()  # no fold may outlive its database (nor log into later tests)
     a.extensions["slotsys"].uow.engine.dispose()
+    assert not mismatches, "answers outside the documented contract:\n" + "\n".join(mismatches)
 
 
 class Api:

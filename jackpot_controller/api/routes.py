@@ -6,16 +6,21 @@ exposed. Bad input → 422 problem+json naming the field, and nothing changes.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import request
 from pydantic import Field
 
-from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryModel, StrictModel, once_key, principal, reply_once, services
+from slotsys.kernel.api.common import (
+    AUTH_DOC, Limit, QueryModel, StrictModel, once_key, principal, reply_once, services,
+)
 from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.kernel.api.streaming import sse_response
 from slotsys.kernel.checks import require_role
+from jackpot_controller.services.results import CorrectedLevel, HandpayPaid, LevelView, Verified, ZoneMove
+from slotsys.kernel.api.contract import CSV, EVENT_STREAM, Shape, answers
+
 
 bp = APIBlueprint("jackpots", __name__, url_prefix="/api/v1/jackpots", tag="Jackpots")
 
@@ -84,9 +89,44 @@ def _json(result) -> dict:
     return result.model_dump(mode="json")
 
 
+Rows = list[dict[str, Any]]
+
+
+class JackpotLevels(Shape):
+    levels: Rows = Field(description="every level with its live value; staff also see reserve, overflow, pending changes")
+
+
+class JackpotLevelDetail(Shape):
+    code: str
+    name: str
+    kind: str
+    value: int
+    history: Rows = Field(description="its last 25 hits")
+
+
+class JackpotHits(Shape):
+    hits: Rows
+
+
+class JackpotHandpays(Shape):
+    waiting: Rows = Field(description="hits waiting for an attendant (handpay) or an operator (verification)")
+
+
+class JackpotEvents(Shape):
+    events: Rows
+
+
+class JackpotQueue(Shape):
+    pending: int
+    oldest: str | None
+    unpaid: dict[str, Any]
+    unpaid_statuses: list[str]
+
+
 @bp.get("/levels")
 @bp.doc(summary="Levels with their live values (any authenticated caller; staff also see reserve and "
                 "pending changes)", **AUTH_DOC)
+@answers(JackpotLevels)
 def levels():
     return services().jackpots.reads.levels(principal())
 
@@ -94,15 +134,17 @@ def levels():
 @bp.post("/levels")
 @bp.input(LevelIn, arg_name="body")
 @bp.doc(summary="Create a level (operator; Idempotency-Key): standalone, linked or mystery", **AUTH_DOC)
+@answers(LevelView, status=201, once=True)
 def create_level(body: LevelIn):
     b = _body(body)
-    return reply_once(services().jackpots.admin.create_level(principal(), b, once_key("jackpots/levels", b)),
+    return reply_once(services().jackpots.admin.create_level(principal(), b, once_key("jackpots/levels", b, status=201)),
                       status=201)
 
 
 @bp.get("/levels/<code>")
 @bp.doc(summary="A level: parameters, pending changes, meters and its last 25 hits (operator, auditor, "
                 "attendant)", **AUTH_DOC)
+@answers(JackpotLevelDetail)
 def level(code: str):
     require_role(principal(), "operator", "auditor", "attendant")
     return services().jackpots.reads.level(code)
@@ -111,6 +153,7 @@ def level(code: str):
 @bp.patch("/levels/<code>")
 @bp.input(LevelPatch, arg_name="body")
 @bp.doc(summary="Edit a level (operator): the name now, parameters after its next hit", **AUTH_DOC)
+@answers(LevelView)
 def edit_level(code: str, body: LevelPatch):
     b = _body(body)
     reason = b.pop("reason", "") or ""
@@ -120,6 +163,7 @@ def edit_level(code: str, body: LevelPatch):
 @bp.post("/levels/<code>/pause")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Pause a level: no contributions, no hits (operator)", **AUTH_DOC)
+@answers(LevelView)
 def pause(code: str, body: ReasonIn):
     return _json(services().jackpots.admin.pause(principal(), code, True, body.reason))
 
@@ -127,6 +171,7 @@ def pause(code: str, body: ReasonIn):
 @bp.post("/levels/<code>/resume")
 @bp.input(ReasonIn, arg_name="body")
 @bp.doc(summary="Resume a paused level (operator)", **AUTH_DOC)
+@answers(LevelView)
 def resume(code: str, body: ReasonIn):
     return _json(services().jackpots.admin.pause(principal(), code, False, body.reason))
 
@@ -135,6 +180,7 @@ def resume(code: str, body: ReasonIn):
 @bp.input(CorrectionIn, arg_name="body")
 @bp.doc(summary="Correct a level's value with a reason (operator; Idempotency-Key; logged for auditors)",
         **AUTH_DOC)
+@answers(CorrectedLevel, once=True)
 def correct(code: str, body: CorrectionIn):
     key = once_key(f"jackpots/levels/{code}/corrections", [body.value, body.reason])
     return reply_once(services().jackpots.admin.correct(principal(), code, body.value, body.reason, key))
@@ -157,6 +203,7 @@ class StreamQuery(QueryModel):
 @bp.input(HitsQuery, location="query", arg_name="query")
 @bp.doc(summary="The last hits, newest first (operator, auditor, attendant); ?limit=1..500 (default 25)&level=CODE&format=csv",
         **AUTH_DOC)
+@answers(JackpotHits, media=CSV)
 def hits(query: HitsQuery):
     require_role(principal(), "operator", "auditor", "attendant")
     return report(services().jackpots.reads.hits(limit=query.limit, level=query.level), query, "hits")
@@ -164,6 +211,7 @@ def hits(query: HitsQuery):
 
 @bp.get("/handpays")
 @bp.doc(summary="Hits waiting for a handpay or a verification (attendant, operator)", **AUTH_DOC)
+@answers(JackpotHandpays)
 def handpays():
     require_role(principal(), "attendant", "operator", "auditor")
     return services().jackpots.reads.handpays()
@@ -171,6 +219,7 @@ def handpays():
 
 @bp.post("/hits/<int:hit_id>/handpay")
 @bp.doc(summary="Pay a jackpot handpay in cash and reset the machine (attendant; Idempotency-Key)", **AUTH_DOC)
+@answers(HandpayPaid, once=True)
 def handpay(hit_id: int):
     return reply_once(services().jackpots.awards.pay_handpay(principal(), hit_id, once_key(f"jackpots/hits/{hit_id}/handpay")))
 
@@ -179,6 +228,7 @@ def handpay(hit_id: int):
 @bp.input(VerifyIn, arg_name="body")
 @bp.doc(summary="Resolve an over-maximum award: pay (handpay) or void (to overflow), with a reason "
                 "(operator; Idempotency-Key)", **AUTH_DOC)
+@answers(Verified, once=True)
 def verify(hit_id: int, body: VerifyIn):
     key = once_key(f"jackpots/hits/{hit_id}/verify", [body.decision, body.reason])
     return reply_once(services().jackpots.awards.verify(principal(), hit_id, body.decision, body.reason, key))
@@ -187,14 +237,16 @@ def verify(hit_id: int, body: VerifyIn):
 @bp.get("/events")
 @bp.input(EventsQuery, location="query", arg_name="query")
 @bp.doc(summary="The jackpot event log: corrections, parameter changes, pauses, second hits, verifications "
-                "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE", **AUTH_DOC)
+                "(auditor, operator); ?limit=1..1000 (default 100)&level=CODE&format=csv", **AUTH_DOC)
+@answers(JackpotEvents, media=CSV)
 def events(query: EventsQuery):
     require_role(principal(), "auditor", "operator")
-    return services().jackpots.reads.events(limit=query.limit, level=query.level)
+    return report(services().jackpots.reads.events(limit=query.limit, level=query.level), query, "jackpot-events")
 
 
 @bp.get("/queue")
 @bp.doc(summary="The sequencer's queue: wagers waiting to be folded (operator, auditor)", **AUTH_DOC)
+@answers(JackpotQueue)
 def queue():
     require_role(principal(), "operator", "auditor")
     return services().jackpots.reads.queue()
@@ -204,6 +256,7 @@ def queue():
 @bp.input(ZoneIn, arg_name="body")
 @bp.doc(summary="Move a machine to another zone; its levels change at each level's next reset (operator)",
         **AUTH_DOC)
+@answers(ZoneMove)
 def move_machine(asset: str, body: ZoneIn):
     return _json(services().jackpots.admin.move_machine(principal(), asset, body.zone))
 
@@ -212,6 +265,7 @@ def move_machine(asset: str, body: ZoneIn):
 @bp.input(StreamQuery, location="query", arg_name="query")
 @bp.doc(summary="Live meters and hits as Server-Sent Events (any authenticated caller; ?max_seconds= ends it); "
                 "served by the stream server or the worker's event loop (docs/streams.md)", **AUTH_DOC)
+@answers(media=EVENT_STREAM)
 def stream(query: StreamQuery):
     principal()
     svc, authorization = services(), request.headers.get("Authorization")

@@ -12,10 +12,11 @@ from werkzeug.exceptions import HTTPException
 
 from slotsys.server import admission, metrics
 from slotsys.app.api import guards
-from slotsys.kernel.api import problems
+from slotsys.kernel.api import contract, problems
 from slotsys.kernel.api.common import principal
 from slotsys.app.bootstrap import build_services
 from slotsys.kernel.errors import DomainError
+from slotsys.staff.services.results import SessionEnded, StaffSessions, StaffUser, StaffUserChanged, StaffUsers
 from slotsys.kernel.logging import bind_machine, configure_logging
 from slotsys.kernel.settings import Settings, get_settings
 
@@ -48,7 +49,10 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # OPTIONS gets a 405 problem, not an empty 200
     app.security_schemes = {"BearerAuth": {"type": "http", "scheme": "bearer"}}
-    app.spec_processor(problems.document_problems)  # errors are documented as problem+json
+    # the contract (operationIds, success schemas and media types, exactly-once headers), then errors as problem+json
+    # results the floor's administration routes answer for the staff feature (which they may not import)
+    contract.provide(SessionEnded, StaffSessions, StaffUser, StaffUserChanged, StaffUsers)
+    app.spec_processor(lambda spec: problems.document_problems(contract.document_contract(app, spec)))
     app.extensions["slotsys"] = svc = build_services(settings)
     svc.game_library.warm()  # every game's par sheet now, never on the spin path with a machine row locked
 

@@ -52,7 +52,9 @@ class OnceKey:
     principal: str
     key: str | None
     fingerprint: str
-    status: int = 200  # the caller's status for a first success, recorded with the result (the API's; 200 elsewhere)
+    status: int | Callable[[Any], int] = 200
+    """The caller's status for a first success, recorded with the result (the API's; 200 elsewhere): a number, or a
+    function of the result when the outcome decides it (201 created / 200 already there, 202 pending)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,8 @@ def run_once(ctx, request: OnceKey, fn: Callable[[Any], M], *, result: type[M], 
         if write_behind:
             uow.write_behind()
         out = fn(uow)
-        uow.idempotency.complete(record_id, request.status, out.model_dump(mode="json"))
+        code = request.status(out) if callable(request.status) else request.status
+        uow.idempotency.complete(record_id, code, out.model_dump(mode="json"))
         _fault_pause(settings.fault_delay_ms)  # fault injection (tests only): off by default
         uow.commit()
         _fault_pause(settings.fault_delay_after_commit_ms)

@@ -58,6 +58,12 @@ class LedgerRepository(Protocol):
         below zero (the caller's transaction must roll back)."""
         ...
 
+    def statement_page(self, code: str, limit: int = 50,
+                       after: tuple[int, int] | None = None) -> tuple[list[dict], tuple[int, int] | None]:
+        """An account's postings newest first, ``limit`` from just past the (entry, posting) key ``after``, and the
+        key of the page's last row when more follow; ``NotFound`` for an unknown account."""
+        ...
+
 
 class IdempotencyRecordView(Protocol):
     fingerprint: str

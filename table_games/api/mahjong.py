@@ -24,6 +24,12 @@ from slotsys.kernel.api.common import (
     services,
 )
 from table_games.services.mahjong import DrawHand, MahjongService, NewMahjongTable, ScoreHand
+from slotsys.kernel.api.contract import Shape, answers
+from table_games.services.results import (
+    MahjongHandList, MahjongHandRecorded, MahjongHandView, MahjongLeft, MahjongStackMoved, MahjongTableList,
+    MahjongTableView,
+)
+
 
 bp = APIBlueprint("mahjong", __name__, url_prefix="/api/v1/mahjong", tag="Mahjong")
 
@@ -116,16 +122,32 @@ class DrawIn(StrictModel):
     riichi_seats: Annotated[list[SeatW], Field(max_length=4)] = []
 
 
+class MahjongScore(Shape):
+    """``table_games.domain.mahjong.Score.to_dict``: the value of a declared win."""
+
+    rule_set: str
+    han: int | None
+    fu: int | None
+    yaku: list[dict[str, Any]]
+    tsumo: bool
+    dealer: bool
+    payments: dict[str, int]
+    total: int
+    payment_form: str
+
+
 @bp.post("/score")
 @bp.input(ScoreIn, arg_name="body")
 @bp.doc(summary="Score a declared win (han, fu, yaku in Korean/Japanese/English, limit, payments); moves nothing",
         **AUTH_DOC)
+@answers(MahjongScore)
 def score(body: ScoreIn):
     return svc().score(principal(), body.model_dump())
 
 
 @bp.get("/tables")
 @bp.doc(summary="Mahjong tables with seats and stacks", **AUTH_DOC)
+@answers(MahjongTableList)
 def list_tables():
     return svc().list(principal()).model_dump(mode="json")
 
@@ -133,12 +155,14 @@ def list_tables():
 @bp.post("/tables")
 @bp.input(TableIn, arg_name="body")
 @bp.doc(summary="Open a mahjong table: rule set, won per point, house fee, buy-in range (pit, supervisor)", **AUTH_DOC)
+@answers(MahjongTableView, status=201)
 def create_table(body: TableIn):
     return svc().create(principal(), NewMahjongTable(**body.model_dump())).model_dump(mode="json"), 201
 
 
 @bp.get("/tables/<code>")
 @bp.doc(summary="A mahjong table: rules, seats and stacks, hands played, riichi sticks carried", **AUTH_DOC)
+@answers(MahjongTableView)
 def get_table(code: str):
     return svc().get(principal(), code).model_dump(mode="json")
 
@@ -146,14 +170,16 @@ def get_table(code: str):
 @bp.post("/tables/<code>/seats")
 @bp.input(SitIn, arg_name="body")
 @bp.doc(summary="Seat a player with a buy-in from their wallet (pit, supervisor); needs Idempotency-Key", **AUTH_DOC)
+@answers(MahjongStackMoved, status=201, once=True)
 def sit(code: str, body: SitIn):
-    key = once_key(f"mahjong/{code}/seats", body.model_dump())
+    key = once_key(f"mahjong/{code}/seats", body.model_dump(), status=201)
     return reply_once(svc().sit(principal(), code, body.seat, body.player_id, body.buy_in, key), status=201)
 
 
 @bp.post("/tables/<code>/seats/<seat>/top-up")
 @bp.input(TopUpIn, arg_name="body")
 @bp.doc(summary="Top up a seated player's stack from their wallet (pit, supervisor); needs Idempotency-Key", **AUTH_DOC)
+@answers(MahjongStackMoved, once=True)
 def top_up(code: str, seat: str, body: TopUpIn):
     key = once_key(f"mahjong/{code}/seats/{seat}/top-up", body.model_dump())
     return reply_once(svc().top_up(principal(), code, seat, body.amount, key))
@@ -162,6 +188,7 @@ def top_up(code: str, seat: str, body: TopUpIn):
 @bp.post("/tables/<code>/seats/<seat>/leave")
 @bp.doc(summary="The player leaves: the stack goes back to the wallet (pit, supervisor); needs Idempotency-Key",
         **AUTH_DOC)
+@answers(MahjongLeft, once=True)
 def leave(code: str, seat: str):
     key = once_key(f"mahjong/{code}/seats/{seat}/leave", {})
     return reply_once(svc().leave(principal(), code, seat, key))
@@ -171,9 +198,10 @@ def leave(code: str, seat: str):
 @bp.input(HandIn, arg_name="body")
 @bp.doc(summary="Score a won hand and settle it between the stacks in one entry (pit, supervisor); "
                 "needs Idempotency-Key", **AUTH_DOC)
+@answers(MahjongHandRecorded, status=201, once=True)
 def score_hand(code: str, body: HandIn):
     data = body.model_dump(exclude_none=True)
-    key = once_key(f"mahjong/{code}/hands", data)
+    key = once_key(f"mahjong/{code}/hands", data, status=201)
     return reply_once(svc().score_hand(principal(), code, ScoreHand.from_body(data), key), status=201)
 
 
@@ -181,8 +209,9 @@ def score_hand(code: str, body: HandIn):
 @bp.input(DrawIn, arg_name="body")
 @bp.doc(summary="Record a drawn hand: riichi sticks go to the table's pot (pit, supervisor); needs Idempotency-Key",
         **AUTH_DOC)
+@answers(MahjongHandRecorded, status=201, once=True)
 def draw(code: str, body: DrawIn):
-    key = once_key(f"mahjong/{code}/draws", body.model_dump())
+    key = once_key(f"mahjong/{code}/draws", body.model_dump(), status=201)
     cmd = DrawHand(number=body.number, dealer=body.dealer, dealer_tenpai=body.dealer_tenpai,
                    riichi_seats=tuple(body.riichi_seats))
     return reply_once(svc().draw(principal(), code, cmd, key), status=201)
@@ -190,11 +219,13 @@ def draw(code: str, body: DrawIn):
 
 @bp.get("/tables/<code>/hands")
 @bp.doc(summary="The table's recorded hands, newest first", **AUTH_DOC)
+@answers(MahjongHandList)
 def list_hands(code: str):
     return svc().hands(principal(), code).model_dump(mode="json")
 
 
 @bp.get("/tables/<code>/hands/<int:number>")
 @bp.doc(summary="A recorded hand: tiles, result, payments", **AUTH_DOC)
+@answers(MahjongHandView)
 def get_hand(code: str, number: int):
     return svc().get_hand(principal(), code, number).model_dump(mode="json")

@@ -36,6 +36,12 @@ from table_games.domain.engines.base import Decision as DecisionCmd
 from table_games.services.container import TableGames
 from table_games.services.rounds import PlaceBet, bettor
 from table_games.services.tables import ColourBuyIn, ColourCashOut, NewTable
+from slotsys.kernel.api.contract import Shape, answers
+from table_games.services.results import (
+    BackersView, BankTaken, BetPlaced, ColourBought, ColourCashed, DecisionMade, RoundDealt, RoundReplayed,
+    RoundSettled, RoundView, ShoeShuffled, TableList, TableView,
+)
+
 
 bp = APIBlueprint("tables", __name__, url_prefix="/api/v1/tables", tag="Table games")
 
@@ -164,8 +170,23 @@ class SettleIn(StrictModel):
     reason: Annotated[str, Field(max_length=100)] | None = None
 
 
+class HouseEdges(Shape):
+    games: list[dict[str, Any]]
+
+
+class HandHelp(Shape):
+    table: str
+    round: int
+
+
+class Roadmaps(Shape):
+    table: str
+    shoe_no: int | None = Field(description="the shoe the scoreboard is of")
+
+
 @bp.get("")
 @bp.doc(summary="Every table with its seats (pit, operator, auditor, host)", **AUTH_DOC)
+@answers(TableList)
 def list_tables():
     return shown(games().tables.list(principal()))
 
@@ -173,18 +194,21 @@ def list_tables():
 @bp.post("")
 @bp.input(TableIn, arg_name="body")
 @bp.doc(summary="Create a table: game, rules variant, limits per spot, chip and commission units (operator)", **AUTH_DOC)
+@answers(TableView, status=201)
 def create_table(body: TableIn):
     return shown(games().tables.create(principal(), NewTable(**body.model_dump()))), 201
 
 
 @bp.get("/house-edges")
 @bp.doc(summary="Every table game's house edge: exact or simulated with its 95% CI, the published figure beside it", **AUTH_DOC)
+@answers(HouseEdges)
 def house_edges():
     return games().tables.house_edges(principal())
 
 
 @bp.get("/<code>")
 @bp.doc(summary="A table: rules, limits, seats, shoe, stakes in play", **AUTH_DOC)
+@answers(TableView)
 def get_table(code: str):
     return shown(games().tables.get(principal(), code))
 
@@ -192,6 +216,7 @@ def get_table(code: str):
 @bp.patch("/<code>")
 @bp.input(StatusIn, arg_name="body")
 @bp.doc(summary="Open, close or make private a table (operator)", **AUTH_DOC)
+@answers(TableView)
 def update_table(code: str, body: StatusIn):
     return shown(games().tables.update(principal(), code, body.status))
 
@@ -199,18 +224,21 @@ def update_table(code: str, body: StatusIn):
 @bp.post("/<code>/seats")
 @bp.input(SitIn, arg_name="body")
 @bp.doc(summary="Seat a player (with their wallet) at the table (pit)", **AUTH_DOC)
+@answers(TableView, status=201)
 def sit(code: str, body: SitIn):
     return shown(games().tables.sit(principal(), code, body.seat, body.player_id)), 201
 
 
 @bp.delete("/<code>/seats/<seat>")
 @bp.doc(summary="A player leaves the seat (pit)", **AUTH_DOC)
+@answers(TableView)
 def leave(code: str, seat: str):
     return shown(games().tables.leave(principal(), code, seat))
 
 
 @bp.get("/<code>/seats/<seat>/backers")
 @bp.doc(summary="Who may back the box at this seat (the seated player's token, or pit/operator/auditor/host)", **AUTH_DOC)
+@answers(BackersView)
 def list_backers(code: str, seat: str):
     return shown(games().tables.backers(principal(), code, seat))
 
@@ -218,18 +246,21 @@ def list_backers(code: str, seat: str):
 @bp.post("/<code>/seats/<seat>/backers")
 @bp.input(BackerIn, arg_name="body")
 @bp.doc(summary="Let a player back the box at this seat (the seated player's token, or pit)", **AUTH_DOC)
+@answers(BackersView, status=201)
 def grant_backer(code: str, seat: str, body: BackerIn):
     return shown(games().tables.grant_backer(principal(), code, seat, body.player_id)), 201
 
 
 @bp.delete("/<code>/seats/<seat>/backers/<int:player_id>")
 @bp.doc(summary="Revoke a backer's permission (the seated player's token, or pit)", **AUTH_DOC)
+@answers(BackersView)
 def revoke_backer(code: str, seat: str, player_id: int):
     return shown(games().tables.revoke_backer(principal(), code, seat, player_id))
 
 
 @bp.post("/<code>/shoe")
 @bp.doc(summary="Baccarat: a new shuffled shoe (CSPRNG), opening burn, new roadmaps (pit)", **AUTH_DOC)
+@answers(ShoeShuffled, status=201)
 def new_shoe(code: str):
     return shown(games().rounds.new_shoe(principal(), code)), 201
 
@@ -241,18 +272,21 @@ class RoadmapsQuery(QueryModel):
 @bp.get("/<code>/roadmaps")
 @bp.input(RoadmapsQuery, location="query", arg_name="query")
 @bp.doc(summary="Baccarat scoreboard of the current shoe (?shoe_no=1… for an earlier one)", **AUTH_DOC)
+@answers(Roadmaps)
 def get_roadmaps(code: str, query: RoadmapsQuery):
     return games().settlement.roadmaps(principal(), code, query.shoe_no)
 
 
 @bp.post("/<code>/rounds")
 @bp.doc(summary="Open betting on a new round (pit)", **AUTH_DOC)
+@answers(RoundView, status=201)
 def open_round(code: str):
     return shown(games().rounds.open_round(principal(), code)), 201
 
 
 @bp.get("/<code>/rounds/<int:number>")
 @bp.doc(summary="A round's record: bets, outcome, settlements", **AUTH_DOC)
+@answers(RoundView)
 def get_round(code: str, number: int):
     return shown(games().rounds.get_round(principal(), code, number))
 
@@ -261,12 +295,13 @@ def get_round(code: str, number: int):
 @bp.input(BetIn, arg_name="body")
 @bp.doc(summary="Place a bet (seated player's token, or pit for player_id); debits the wallet; needs Idempotency-Key",
         **AUTH_DOC)
+@answers(BetPlaced, status=201, once=True)
 def place_bet(code: str, number: int, body: BetIn):
     data = body.model_dump()
     if data.get("accepted_over_max") is None:
         data.pop("accepted_over_max", None)
     who = principal()
-    key = once_key(f"tables/{code}/rounds/{number}/bets", {**data, "player_id": bettor(who, body.player_id)})
+    key = once_key(f"tables/{code}/rounds/{number}/bets", {**data, "player_id": bettor(who, body.player_id)}, status=201)
     cmd = PlaceBet(spot=body.spot, amount=body.amount, player_id=body.player_id, box=body.box,
                    accepted_over_max=bool(body.accepted_over_max))
     return reply_once(games().rounds.place_bet(who, code, number, cmd, key), status=201)
@@ -274,6 +309,7 @@ def place_bet(code: str, number: int, body: BetIn):
 
 @bp.post("/<code>/rounds/<int:number>/no-more-bets")
 @bp.doc(summary="No more bets (pit)", **AUTH_DOC)
+@answers(RoundView)
 def no_more_bets(code: str, number: int):
     return shown(games().rounds.no_more_bets(principal(), code, number))
 
@@ -282,6 +318,7 @@ def no_more_bets(code: str, number: int):
 @bp.input(SettleIn, arg_name="body")
 @bp.doc(summary="Outcome (dealer input or CSPRNG) and settlement in one transaction (pit); needs Idempotency-Key",
         **AUTH_DOC)
+@answers(RoundSettled, once=True)
 def settle(code: str, number: int, body: SettleIn):
     data = body.model_dump(exclude_none=True)
     if "decisions" in data:
@@ -294,6 +331,7 @@ def settle(code: str, number: int, body: SettleIn):
 @bp.input(DealIn, arg_name="body")
 @bp.doc(summary="Blackjack and the poker games: the initial deal after no more bets (dealer's cards, or the CSPRNG) "
                 "(pit)", **AUTH_DOC)
+@answers(RoundDealt, status=201)
 def deal(code: str, number: int, body: DealIn):
     inp = DealerInput.from_dict(body.model_dump(exclude_none=True))
     return shown(games().rounds.deal(principal(), code, number, inp)), 201
@@ -303,6 +341,7 @@ def deal(code: str, number: int, body: DealIn):
 @bp.input(DecisionIn, arg_name="body")
 @bp.doc(summary="One decision, in turn, by the box's player (token) or the dealer: blackjack; play / call / bet "
                 "(debited now) / check / fold; pai gow set / house_way; needs Idempotency-Key", **AUTH_DOC)
+@answers(DecisionMade, once=True)
 def decide(code: str, number: int, body: DecisionIn):
     data = body.model_dump(exclude_none=True)
     key = once_key(f"tables/{code}/rounds/{number}/decisions", data)
@@ -315,8 +354,9 @@ def decide(code: str, number: int, body: DecisionIn):
 @bp.input(BankIn, arg_name="body")
 @bp.doc(summary="Pai gow: a seated player banks this hand (once every 7 hands, covering the action; the cover is "
                 "debited now) (pit or the player's token); needs Idempotency-Key", **AUTH_DOC)
+@answers(BankTaken, status=201, once=True)
 def take_bank(code: str, number: int, body: BankIn):
-    key = once_key(f"tables/{code}/rounds/{number}/bank", {"seat": body.seat})
+    key = once_key(f"tables/{code}/rounds/{number}/bank", {"seat": body.seat}, status=201)
     return reply_once(games().rounds.take_bank(principal(), code, number, body.seat, key), status=201)
 
 
@@ -326,6 +366,7 @@ class SamplesIn(StrictModel):
 
 @bp.get("/<code>/rounds/<int:number>/boxes/<box>/house-way")
 @bp.doc(summary="Pai gow \"house way for me\": how the table's house way sets this hand", **AUTH_DOC)
+@answers(HandHelp)
 def house_way(code: str, number: int, box: str):
     return games().rounds.hand_help(principal(), code, number, box, "house_way")
 
@@ -334,6 +375,7 @@ def house_way(code: str, number: int, box: str):
 @bp.doc(summary="Pai gow: the settings of this hand valued against the dealer's house way, best first "
                 "(?samples=100..5000 dealer hands, default 1000; about 1 s per 1000)", **AUTH_DOC)
 @bp.input(SamplesIn, location="query", arg_name="query")
+@answers(HandHelp)
 def optimal_setting(code: str, number: int, box: str, query: SamplesIn):
     return games().rounds.hand_help(principal(), code, number, box, "optimal", query.samples)
 
@@ -341,6 +383,7 @@ def optimal_setting(code: str, number: int, box: str, query: SamplesIn):
 @bp.post("/<code>/colour/buy-in")
 @bp.input(BuyInIn, arg_name="body")
 @bp.doc(summary="Roulette: a seated player buys colour chips from the wallet (pit); needs Idempotency-Key", **AUTH_DOC)
+@answers(ColourBought, once=True)
 def colour_buy_in(code: str, body: BuyInIn):
     key = once_key(f"tables/{code}/colour/buy-in", body.model_dump())
     return reply_once(games().tables.colour_buy_in(principal(), code, ColourBuyIn(**body.model_dump()), key))
@@ -349,6 +392,7 @@ def colour_buy_in(code: str, body: BuyInIn):
 @bp.post("/<code>/colour/cash-out")
 @bp.input(CashOutIn, arg_name="body")
 @bp.doc(summary="Roulette: colour chips back to the wallet (all unless `chips`) (pit); needs Idempotency-Key", **AUTH_DOC)
+@answers(ColourCashed, once=True)
 def colour_cash_out(code: str, body: CashOutIn):
     key = once_key(f"tables/{code}/colour/cash-out", body.model_dump(exclude_none=True))
     cmd = ColourCashOut(player_id=body.player_id, chips=body.chips)
@@ -357,5 +401,6 @@ def colour_cash_out(code: str, body: CashOutIn):
 
 @bp.get("/<code>/rounds/<int:number>/replay")
 @bp.doc(summary="Recompute the settlement from the stored outcome; `matches` compares with the record", **AUTH_DOC)
+@answers(RoundReplayed)
 def replay(code: str, number: int):
     return shown(games().settlement.replay(principal(), code, number))

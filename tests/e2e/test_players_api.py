@@ -557,3 +557,31 @@ def test_openapi_lists_the_player_endpoints(api):
     for p in ("/api/v1/players", "/api/v1/players/{player_id}", "/api/v1/machines/{asset}/card-in",
               "/api/v1/machines/{asset}/wallet/to-machine", "/api/v1/machines/{asset}/redemptions/{redemption_id}/ack"):
         assert p in paths, p
+
+
+def test_the_wallet_statement_pages_by_cursor(api):
+    """?limit= pages of the statement, newest first, each answering the next page's ?cursor= until the last
+    (next_cursor null): together exactly the unpaged statement; a cursor not made by the API is a 422."""
+    p = enrol(api)
+    for amount in (1_000, 2_000, 3_000, 4_000, 5_000):
+        deposit(api, p["player"], amount)
+    url = f"/api/v1/players/{p['player']}/statement"
+    whole = api.as_staff("host", "GET", url, key=None).json
+    assert [e["amount"] for e in whole["entries"]] == [5_000, 4_000, 3_000, 2_000, 1_000]
+    assert whole["next_cursor"] is None
+    pages, cursor = [], None
+    while True:
+        r = api.as_staff("host", "GET", f"{url}?limit=2" + (f"&cursor={cursor}" if cursor else ""), key=None)
+        assert r.status_code == 200, r.json
+        pages.append([e["amount"] for e in r.json["entries"]])
+        cursor = r.json["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == [[5_000, 4_000], [3_000, 2_000], [1_000]]
+    deposit(api, p["player"], 6_000)  # a newer entry never shifts the older pages
+    first = api.as_staff("host", "GET", f"{url}?limit=2", key=None).json
+    older = api.as_staff("host", "GET", f"{url}?limit=2&cursor={first['next_cursor']}", key=None).json
+    assert [e["amount"] for e in older["entries"]] == [4_000, 3_000]
+    for bad in ("abc", "1", "1-", "-1-2", "9" * 20 + "-1"):
+        r = api.as_staff("host", "GET", f"{url}?cursor={bad}", key=None)
+        assert r.status_code == 422 and r.json["field"] == "cursor", (bad, r.json)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import conforms as _conforms
+
 PHH_DIR = Path(__file__).resolve().parents[1] / "data" / "phh"
 NL = "PK-NL-01"  # demo: no-limit 1,000/2,000, buy-in 40,000-200,000, rake 5% capped at 10,000
 
@@ -143,6 +145,7 @@ def test_a_hand_from_buy_in_to_cash_out(api, app, players):
     assert "variant = 'NT'" in phh.text and "finishing_stacks" in phh.text and "_rake_ppm = 50000" in phh.text
     rp = api.as_staff("auditor", "GET", f"{base}/replay", key=None).json
     assert rp["matches"] is True and rp["rake"] == 1_500
+    _conforms(api.client.get("/openapi.json").json, "/api/v1/poker/tables/{code}/hands/{number}/replay", "get", 200, rp)
     imp = api.as_staff("auditor", "POST", "/api/v1/poker/phh/replay", {"phh": phh.text}, key=None).json
     assert imp["finishing_stacks"] == end["finishing_stacks"] and imp["matches"] is True
 

@@ -1,10 +1,14 @@
 """Schemathesis against the app's own ``/openapi.json``: every operation, authenticated as the callers the
 authorisation matrix (``test_authz_matrix.ALLOWED``) lets through, cycling through them (each allowed staff
 role, the machine named in the path with its own key, the player with their own token). Checks: no 5xx and
-every response conforms to the schema the spec documents for its status code.
+every response conforms to the schema the spec documents for its status code (success bodies included: each
+route's pydantic model, ``slotsys.kernel.api.contract``). Every call sends a fresh ``Idempotency-Key`` (the
+header the exactly-once operations declare), so the money-moving operations are reached too: the test checks
+that none was refused for its key and that their use cases answered (a success, 404 or 409). A second test calls every GET once as each caller the matrix
+allows, so each role's view of a read is checked against the schema.
 
-Bounded for CI: ``SCHEMATHESIS_MAX_EXAMPLES`` examples per operation (default 20: about 25 s on our
-2-core box); run it bigger by hand, e.g. ``SCHEMATHESIS_MAX_EXAMPLES=200 .venv/bin/pytest
+Bounded for CI: ``SCHEMATHESIS_MAX_EXAMPLES`` examples per operation (default 20; with every success body
+checked, 85 s of CPU for both tests on our 2-core box, plus 15 s to build the floor); run it bigger by hand, e.g. ``SCHEMATHESIS_MAX_EXAMPLES=200 .venv/bin/pytest
 tests/e2e/test_schemathesis.py --timeout 0`` (the whole run is one test: lift pytest-timeout's 300 s).
 
 Every operation is fuzzed, table games (tables, poker room, mahjong) and the screens API included; the
@@ -13,6 +17,7 @@ callers of each come from test_authz_matrix.ALLOWED, so every endpoint needs its
 
 from __future__ import annotations
 
+import collections
 import itertools
 import os
 import re
@@ -56,6 +61,13 @@ class Callers:
         self.endpoints = {re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule) + " " + m: rule.endpoint
                           for rule in app.url_map.iter_rules() for m in rule.methods}
         self._cycles: dict[str, itertools.cycle] = {}
+        self.answered: dict[tuple[str, str], set[tuple[int, str | None]]] = collections.defaultdict(set)
+        # (method, path) → the (status, problem field) pairs it answered
+
+    def allowed(self, path: str, method: str) -> list[str]:
+        """Every caller kind the authorisation matrix lets through (staff roles, the machine, the player)."""
+        allowed = ALLOWED[self.endpoint(path, method)]
+        return sorted(c for c in allowed if c in ROLES) + [c for c in ("machine", "player") if c in allowed]
 
     def endpoint(self, path: str, method: str) -> str:
         return self.endpoints[f"{path} {method.upper()}"]
@@ -82,8 +94,8 @@ def callers(st_app) -> Callers:
     return Callers(st_app)
 
 
-def _call(case, callers: Callers) -> None:
-    caller = callers.next_for(case.operation.path, case.method)
+def _call(case, callers: Callers, caller: str | None = None) -> None:
+    caller = caller or callers.next_for(case.operation.path, case.method)
     if case.path_parameters:
         if "asset" in case.path_parameters:
             case.path_parameters["asset"] = "M001"  # the machine acts as itself; staff see a real machine
@@ -93,8 +105,16 @@ def _call(case, callers: Callers) -> None:
             case.path_parameters["player_id"] = callers.player_id
     if case.operation.path == "/api/v1/jackpots/stream":
         case.query = {"max_seconds": "0"}  # Server-Sent Events: end the stream at once
-    headers = {**callers.authorization(caller), "Idempotency-Key": uuid.uuid4().hex}
-    case.call_and_validate(headers=headers, checks=[not_a_server_error, response_schema_conformance])
+    key = uuid.uuid4().hex  # a fresh key: never a replay
+    headers = {**callers.authorization(caller), "Idempotency-Key": key}
+    response = case.call_and_validate(headers=headers, checks=[not_a_server_error, response_schema_conformance])
+    if response.request.headers.get("Idempotency-Key") != key:
+        return  # a negative case leaving the required header out (a 422 naming it is the right answer)
+    try:
+        field = (response.json() or {}).get("field") if response.status_code >= 400 else None
+    except Exception:  # noqa: BLE001 - not JSON (a file, a stream)
+        field = None
+    callers.answered[(case.method.upper(), case.operation.path)].add((response.status_code, field))
 
 
 def test_api_conforms_to_its_schema(st_app, callers):
@@ -123,3 +143,53 @@ def test_api_conforms_to_its_schema(st_app, callers):
             failures.append(f"{op.label}: {e}")
     assert operations >= 70
     assert not failures, f"{len(failures)} operation(s) failed:\n\n" + "\n\n".join(failures)
+    # the money-moving operations are reached: every call sends the Idempotency-Key they declare, so none is
+    # refused for the key, and their use cases answer (a success, or a refusal of the request's own fields/state)
+    once = [(m, p) for m, p in callers.answered if _exactly_once(api_schema.raw_schema, p, m.lower())]
+    assert len(once) >= 50, len(once)
+    refused_for_key = sorted(op for op in once if any(f == "Idempotency-Key" for _, f in callers.answered[op]))
+    assert not refused_for_key, refused_for_key
+    reached = [op for op in once if any(s < 400 or s in (404, 409) for s, _ in callers.answered[op])]
+    succeeded = [op for op in once if any(200 <= s < 300 for s, _ in callers.answered[op])]
+    print(f"exactly-once operations: {len(once)} called, {len(reached)} reached their use case, {len(succeeded)} "
+          f"succeeded: {' '.join(sorted(p for _, p in succeeded))}")  # shown with -s or on a failure
+    assert len(reached) >= 20 and succeeded, (len(reached), sorted(succeeded))
+
+
+def _once_as(op, caller: str, callers: Callers):
+    """One valid (positive) example of ``op``, called as ``caller``."""
+
+    @given(case=op.as_strategy(GenerationMode.POSITIVE))
+    @settings(max_examples=1, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+    def run(case):
+        _call(case, callers, caller)
+
+    return run
+
+
+def _exactly_once(raw: dict, path: str, method: str) -> bool:
+    params = raw["paths"][path][method].get("parameters", [])
+    return any(p["in"] == "header" and p["name"] == "Idempotency-Key" and p.get("required") for p in params)
+
+
+def test_read_only_operations_conform_for_every_role(st_app, callers):
+    """Every GET, called by every caller the matrix allows (a staff member of each role, the machine, the
+    player): the answer each of them gets (roles see different fields) conforms to the documented schema."""
+    api_schema = schemathesis.openapi.from_wsgi("/openapi.json", st_app)
+    failures: list[str] = []
+    calls = 0
+    for result in api_schema.get_all_operations():
+        op = result.ok()
+        if op.method.upper() != "GET":
+            continue
+        for caller in callers.allowed(op.path, op.method):
+            calls += 1
+            try:
+                _once_as(op, caller, callers)()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:  # noqa: BLE001 - as above: collect, fail once
+                failures.append(f"{op.label} as {caller}: {e}")
+    assert calls >= 250
+    assert not failures, f"{len(failures)} call(s) failed:\n\n" + "\n\n".join(failures)

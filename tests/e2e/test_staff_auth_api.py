@@ -356,3 +356,33 @@ def test_the_audit_trail_is_readable_by_auditors(api):
     assert_problem(api.client.get("/api/v1/staff/auth-events?kind=bogus", headers=auditor), 422)
     assert_problem(api.client.get("/api/v1/staff/auth-events?limit=0", headers=auditor), 422)
     assert_problem(api.client.get("/api/v1/staff/auth-events", headers=bearer(api.staff_token("cashier"))), 403)
+
+
+def test_the_audit_trail_pages_by_cursor(api):
+    """?limit= pages, newest first, each naming the next one's ?cursor= (null on the last): together exactly the
+    unpaged trail; a new sign-in never shifts an older page; a bad cursor is a 422 naming it."""
+    op = creds(api, "operator")
+    for _ in range(5):
+        login(api, op["username"], "wrong-password")
+    auditor = bearer(api.staff_token("auditor"))
+    url = f"/api/v1/staff/auth-events?username={op['username']}"
+    whole = api.client.get(url, headers=auditor).json
+    assert len(whole["events"]) >= 5 and whole["next_cursor"] is None
+    ids, cursor = [], None
+    while True:
+        r = api.client.get(f"{url}&limit=2" + (f"&cursor={cursor}" if cursor else ""), headers=auditor)
+        assert r.status_code == 200, r.json
+        assert len(r.json["events"]) <= 2
+        ids += [e["id"] for e in r.json["events"]]
+        cursor = r.json["next_cursor"]
+        if cursor is None:
+            break
+    assert ids == [e["id"] for e in whole["events"]]
+    first = api.client.get(f"{url}&limit=2", headers=auditor).json
+    login(api, op["username"], "wrong-password")
+    older = api.client.get(f"{url}&limit=2&cursor={first['next_cursor']}", headers=auditor).json
+    assert [e["id"] for e in older["events"]] == ids[2:4]
+    for bad in ("abc", "0", "-1"):
+        r = api.client.get(f"{url}&cursor={bad}", headers=auditor)
+        assert_problem(r, 422)
+        assert r.json["field"] == "cursor"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import uuid
 
+from tests.helpers import conforms as _conforms
+
 from tests.e2e.test_tables_api import (
     FUND, bet, cashable, check_round, enrol, no_more_bets, ok_bet, ok_settle, open_round, settle, sit, table,
 )
@@ -350,6 +352,9 @@ def test_pai_gow_round_foul_house_way_and_commission_rounded_up(api):
     assert opt.status_code == 200, opt.json
     best = opt.json["settings"]
     assert best and best[0]["ev"] >= best[-1]["ev"] and not any(s["foul"] for s in best)
+    spec = api.client.get("/openapi.json").json  # both answers have the shape the document gives them
+    _conforms(spec, "/api/v1/tables/{code}/rounds/{number}/boxes/{box}/house-way", "get", 200, hw.json)
+    _conforms(spec, "/api/v1/tables/{code}/rounds/{number}/boxes/{box}/optimal-setting", "get", 200, opt.json)
     # invalid settings: wrong card counts, a card not in the hand
     r = decide(api, "PG-01", n, "1", "set", high=["AS", "AH", "QS", "JS"], low=["KC", "KD", "4H"])
     assert r.status_code == 422 and r.json["field"] in ("high", "low")

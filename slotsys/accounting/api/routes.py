@@ -26,11 +26,15 @@ from slotsys.kernel.api.common import (
     AUTH_DOC, Limit, QueryModel, StrictModel, Won, once_key, principal, reply_once, services,
 )
 from slotsys.kernel.errors import ValidationFailed
+from slotsys.accounting.services.results import (
+    CountResult, DayCloseResult, DayReport, DropRuleResult, JournalResult, VarianceList, VarianceResult,
+)
+from slotsys.kernel.api.contract import CSV, PDF, XLSX, answers
+
 
 bp = APIBlueprint("accounting", __name__, url_prefix="/api/v1/accounting", tag="Accounting")
 
 _DAY = re.compile(r"^2\d{3}-\d{2}-\d{2}$")
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 Code = Annotated[str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,19}$")]
 
 
@@ -76,15 +80,23 @@ class CsvQuery(DocumentQuery):
 @bp.post("/days/<day>/close")
 @bp.doc(summary="Close a gaming day (auditor; idempotent: a closed day is returned as it is); needs Idempotency-Key",
         **AUTH_DOC)
+@answers(DayCloseResult, status=(200, 201), once=True)
 def close_day(day: str):
     d = _day(day)
-    once = _acc().days.close_day(principal(), d, once_key(f"accounting/days/{d.isoformat()}/close"))
-    return reply_once(once, status=lambda r: 201 if r.newly_closed else 200)
+    once = _acc().days.close_day(principal(), d, once_key(f"accounting/days/{d.isoformat()}/close",
+                                                          status=_close_status))
+    return reply_once(once, status=_close_status)
+
+
+def _close_status(result: DayCloseResult) -> int:
+    """201 the request closed the day, 200 it was closed already."""
+    return 201 if result.newly_closed else 200
 
 
 @bp.get("/days/<day>")
 @bp.input(DayQuery, location="query", arg_name="query")
 @bp.doc(summary="A closed gaming day's figures; machine rows paged by ?cursor= (auditor, supervisor)", **AUTH_DOC)
+@answers(DayReport)
 def day_report(day: str, query: DayQuery):
     return _acc().days.day_report(principal(), _day(day), zone=query.zone, bank=query.bank, machine=query.machine,
                                   cursor=query.cursor, limit=query.limit).model_dump(mode="json")
@@ -92,6 +104,7 @@ def day_report(day: str, query: DayQuery):
 
 @bp.get("/days/<day>/journal")
 @bp.doc(summary="A closed gaming day's journal per GL account (auditor, supervisor)", **AUTH_DOC)
+@answers(JournalResult)
 def day_journal(day: str):
     return _acc().days.journal(principal(), _day(day)).model_dump(mode="json")
 
@@ -105,6 +118,7 @@ def _download(body: bytes | str, mimetype: str, name: str) -> Response:
 @bp.input(DocumentQuery, location="query", arg_name="query")
 @bp.doc(summary="A closed gaming day's document as XLSX (?document=day_report|journal; auditor, supervisor)",
         **AUTH_DOC)
+@answers(media=XLSX)
 def export_xlsx(day: str, query: DocumentQuery):
     d = _day(day)
     doc = _acc().days.document(principal(), d, query.document)
@@ -114,6 +128,7 @@ def export_xlsx(day: str, query: DocumentQuery):
 @bp.get("/days/<day>/export.pdf")
 @bp.input(DocumentQuery, location="query", arg_name="query")
 @bp.doc(summary="A closed gaming day's document as PDF, with the signature block (auditor, supervisor)", **AUTH_DOC)
+@answers(media=PDF)
 def export_pdf(day: str, query: DocumentQuery):
     d = _day(day)
     doc = _acc().days.document(principal(), d, query.document)
@@ -124,6 +139,7 @@ def export_pdf(day: str, query: DocumentQuery):
 @bp.input(CsvQuery, location="query", arg_name="query")
 @bp.doc(summary="One section of a closed gaming day's document as CSV (?section=, default machines; auditor, "
                 "supervisor)", **AUTH_DOC)
+@answers(media=CSV)
 def export_csv(day: str, query: CsvQuery):
     d = _day(day)
     doc = _acc().days.document(principal(), d, query.document)
@@ -178,17 +194,19 @@ class VarianceQuery(QueryModel):
 @bp.input(CountIn, arg_name="body")
 @bp.doc(summary="Record a stacker's count: notes per denomination and tickets (cashier, attendant, supervisor); "
                 "needs Idempotency-Key", **AUTH_DOC)
+@answers(CountResult, status=201, once=True)
 def drop_count(asset: str, body: CountIn):
     payload = body.model_dump(mode="json")
     cmd = CountCommand(asset, body.day, body.stacker, dict(body.bills),
                        tuple(CountedTicket(t.number, t.amount) for t in body.tickets))
-    once = _acc().drops.record_count(principal(), cmd, once_key(f"accounting/drops/{asset}/count", payload))
+    once = _acc().drops.record_count(principal(), cmd, once_key(f"accounting/drops/{asset}/count", payload, status=201))
     return reply_once(once, status=201)
 
 
 @bp.put("/drops/<asset>/schedule")
 @bp.input(RuleIn, arg_name="body")
 @bp.doc(summary="Set a machine's drop days (asset * for the floor's default; supervisor)", **AUTH_DOC)
+@answers(DropRuleResult)
 def drop_schedule(asset: str, body: RuleIn):
     if asset != "*" and not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,19}$", asset):
         raise ValidationFailed("asset must be an asset number or *", field="asset")
@@ -201,6 +219,7 @@ def drop_schedule(asset: str, body: RuleIn):
 @bp.input(AcceptIn, arg_name="body")
 @bp.doc(summary="Accept a count variance with a reason (supervisor, not its counter); needs Idempotency-Key",
         **AUTH_DOC)
+@answers(VarianceResult, once=True)
 def accept_variance(variance_id: int, body: AcceptIn):
     once = _acc().drops.accept(principal(), variance_id, body.reason,
                                once_key(f"accounting/variances/{variance_id}/accept", body.reason))
@@ -210,6 +229,7 @@ def accept_variance(variance_id: int, body: AcceptIn):
 @bp.get("/variances")
 @bp.input(VarianceQuery, location="query", arg_name="query")
 @bp.doc(summary="Count variances by ?state=open|accepted|balanced and ?day= (supervisor, auditor)", **AUTH_DOC)
+@answers(VarianceList)
 def variances(query: VarianceQuery):
     return _acc().drops.variances(principal(), state=query.state, day=query.day,
                                   limit=query.limit).model_dump(mode="json")

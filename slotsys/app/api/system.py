@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from apiflask import APIBlueprint
 from flask import Response
+from pydantic import BaseModel, Field
 from sqlalchemy import text
 
 from slotsys.server import metrics as prometheus
 from slotsys.kernel.api import problems
 from slotsys.kernel.api.common import services
+from slotsys.kernel.api.contract import PROMETHEUS, answers
+
 
 bp = APIBlueprint("system", __name__, tag="System")
 
 
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Ready(BaseModel):
+    status: Literal["ok"]
+    checks: dict[str, str] = Field(description='each check and "ok" (database; redis when configured)')
+
+
 @bp.get("/healthz")
 @bp.doc(summary="Liveness: the process answers")
+@answers(Health)
 def healthz():
     return {"status": "ok"}
 
@@ -22,6 +37,7 @@ def healthz():
 @bp.get("/readyz")
 @bp.doc(summary="Readiness: the database (and Redis, when configured) answer; 503 problem+json naming the "
                 "failed checks otherwise")
+@answers(Ready)
 def readyz():
     svc = services()
     checks: dict[str, str] = {}
@@ -52,6 +68,7 @@ def readyz():
 @bp.get("/metrics")
 @bp.doc(summary="Prometheus metrics: every gunicorn worker's samples (multiprocess mode), the Celery queue depth "
                 "(see slotsys/server/metrics.py)")
+@answers(media=PROMETHEUS)
 def metrics():
     body, content_type = prometheus.exposition(services().settings.redis_url)
     return Response(body, content_type=content_type)

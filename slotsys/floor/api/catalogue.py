@@ -4,7 +4,7 @@ Thin: each route validates its input, names the caller and calls one service."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import request
@@ -14,6 +14,9 @@ from slotsys.kernel.api.common import AUTH_DOC, Limit, QueryId, QueryModel, Stri
 from slotsys.kernel.api.exports import ExportQuery, report
 from slotsys.floor.domain.game_upload import MAX_DEFINITION_CHARS
 from slotsys.floor.services.catalogue import STATUSES
+from slotsys.floor.services.catalogue import GameUpload, GameUploadDetail, GameUploads
+from slotsys.kernel.api.contract import CSV, Shape, answers
+
 
 bp = APIBlueprint("administration", __name__, url_prefix="/api/v1", tag="Administration")
 
@@ -46,10 +49,16 @@ class UploadsQuery(QueryModel):
     limit: Limit(500) = 100
 
 
+class AuditLogPage(Shape):
+    entries: list[dict[str, Any]]
+    next_cursor: int | None = Field(description="the ?cursor= of the next page, null on the last")
+
+
 @bp.post("/games")
 @bp.input(GameUploadIn, arg_name="body")
 @bp.doc(summary="Upload a game definition (admin, operator): validated (422 lists {field, line, message}), its par "
                 "sheet computed; assignable after a second person approves it", **AUTH_DOC)
+@answers(GameUpload, status=201)
 def upload_game(body: GameUploadIn):
     return _svc("games").upload(principal(), body.definition).model_dump(mode="json"), 201
 
@@ -58,12 +67,14 @@ def upload_game(body: GameUploadIn):
 @bp.input(UploadsQuery, location="query", arg_name="query")
 @bp.doc(summary="Uploaded game definitions, newest first, and the shipped catalogue (admin, operator, supervisor, "
                 "auditor)", **AUTH_DOC)
+@answers(GameUploads)
 def list_uploads(query: UploadsQuery):
     return _svc("games").list(principal(), status=query.status, limit=query.limit).model_dump(mode="json")
 
 
 @bp.get("/games/<int:upload_id>")
 @bp.doc(summary="One uploaded game definition with its text and exact par sheet per variation", **AUTH_DOC)
+@answers(GameUploadDetail)
 def get_upload(upload_id: int):
     return _svc("games").get(principal(), upload_id).model_dump(mode="json")
 
@@ -71,6 +82,7 @@ def get_upload(upload_id: int):
 @bp.post("/games/<int:upload_id>/approve")
 @bp.input(GameDecisionIn, arg_name="body")
 @bp.doc(summary="Approve an upload, all or some variations (admin, supervisor; never the uploader: 403)", **AUTH_DOC)
+@answers(GameUpload)
 def approve_game(upload_id: int, body: GameDecisionIn):
     upload = _svc("games").approve(principal(), upload_id, variations=body.variations, reason=body.reason)
     return upload.model_dump(mode="json")
@@ -79,6 +91,7 @@ def approve_game(upload_id: int, body: GameDecisionIn):
 @bp.post("/games/<int:upload_id>/reject")
 @bp.input(GameRejectIn, arg_name="body")
 @bp.doc(summary="Reject an upload with a reason (admin, supervisor; never the uploader: 403)", **AUTH_DOC)
+@answers(GameUpload)
 def reject_game(upload_id: int, body: GameRejectIn):
     return _svc("games").reject(principal(), upload_id, reason=body.reason).model_dump(mode="json")
 
@@ -104,12 +117,14 @@ class SessionsQuery(QueryModel):
 @bp.post("/staff/users")
 @bp.input(StaffCreateIn, arg_name="body")
 @bp.doc(summary="Create a staff user with a role (admin; the password policy of docs/staff-auth.md)", **AUTH_DOC)
+@answers('StaffUser', status=201)
 def create_user(body: StaffCreateIn):
     return _svc("staff").create_user(principal(), body.username, body.password, body.role).model_dump(mode="json"), 201
 
 
 @bp.get("/staff/users")
 @bp.doc(summary="Every staff user with role, active and unexpired sessions (admin)", **AUTH_DOC)
+@answers('StaffUsers')
 def list_users():
     return _svc("staff").users(principal()).model_dump(mode="json")
 
@@ -118,6 +133,7 @@ def list_users():
 @bp.input(StaffPatchIn, arg_name="body")
 @bp.doc(summary="Change a staff user's role and/or disable / enable them (admin; disabling revokes every token)",
         **AUTH_DOC)
+@answers('StaffUserChanged')
 def update_user(username: str, body: StaffPatchIn):
     user = _svc("staff").update_user(principal(), username, role=body.role, active=body.active, reason=body.reason)
     return user.model_dump(mode="json")
@@ -126,12 +142,14 @@ def update_user(username: str, body: StaffPatchIn):
 @bp.get("/staff/sessions")
 @bp.input(SessionsQuery, location="query", arg_name="query")
 @bp.doc(summary="Active staff sessions: who, since, until, address (admin)", **AUTH_DOC)
+@answers('StaffSessions')
 def list_sessions(query: SessionsQuery):
     return _svc("staff").sessions(principal(), username=query.username).model_dump(mode="json")
 
 
 @bp.delete("/staff/sessions/<session_id>")
 @bp.doc(summary="End a staff session: its token is refused on every node within 1 s (admin)", **AUTH_DOC)
+@answers('SessionEnded')
 def end_session(session_id: str):
     return _svc("staff").end_session(principal(), session_id, request.remote_addr).model_dump(mode="json")
 
@@ -155,6 +173,7 @@ class AuditLogQuery(QueryModel):
 @bp.doc(summary="The audit log of privileged changes, newest first (auditor): ?actor= &action= &subject= &outcome= "
                 "&from= &to= &cursor= &limit= (1-1000); ?format=csv exports every match (formula cells neutralised)",
         **AUTH_DOC)
+@answers(AuditLogPage, media=CSV)
 def audit_log(query: AuditLogQuery):
     filters = {"actor": query.actor, "action": query.action, "subject": query.subject, "outcome": query.outcome,
                "since": query.from_, "until": query.to}

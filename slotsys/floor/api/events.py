@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from apiflask import APIBlueprint
 from flask import g
@@ -26,6 +26,9 @@ from slotsys.kernel.api.common import (
     reply_once,
     services,
 )
+from slotsys.floor.services.events import AlertPage, AlertView, EventBatch, HandpayQueue, HandpayView, MachineEventLog
+from slotsys.kernel.api.contract import Shape, answers
+
 
 bp = APIBlueprint("floor_events", __name__, url_prefix="/api/v1", tag="Machine events and alerts")
 
@@ -138,19 +141,26 @@ def _machine_heard(resp):
     return resp
 
 
+class EventVocabulary(Shape):
+    kinds: list[dict[str, Any]] = Field(description="each event kind: its SAS code, severity, alert, English and Korean")
+
+
 @bp.post("/machines/<asset>/events")
 @bp.input(ReportIn, arg_name="body")
 @bp.doc(summary="Report machine events (one, or {\"events\": [...]}; kind or SAS exception code; optional "
                 "Idempotency-Key)", **AUTH_DOC)
+@answers(EventBatch, status=201, once=True)
 def report_events(asset: str, body: ReportIn):
     events = body.batch()
-    return reply_once(_events_service().report(principal(), asset, events, once_key(f"events/{asset}", events)),
+    key = once_key(f"events/{asset}", events, status=201)
+    return reply_once(_events_service().report(principal(), asset, events, key),
                       status=201)
 
 
 @bp.get("/machines/<asset>/events")
 @bp.input(EventsQuery, location="query", arg_name="query")
 @bp.doc(summary="A machine's event log, newest first (staff)", **AUTH_DOC)
+@answers(MachineEventLog)
 def machine_events(asset: str, query: EventsQuery):
     return _events_service().events(principal(), asset, kind=query.kind, since=query.since,
                                     before_id=query.before_id, limit=query.limit).model_dump(mode="json")
@@ -158,6 +168,7 @@ def machine_events(asset: str, query: EventsQuery):
 
 @bp.get("/machine-events/vocabulary")
 @bp.doc(summary="Event kinds: SAS code, labels (English, Korean), severity, alert, security", **AUTH_DOC)
+@answers(EventVocabulary)
 def vocabulary():
     principal()
     return _events_service().vocabulary()
@@ -166,6 +177,7 @@ def vocabulary():
 @bp.get("/alerts")
 @bp.input(AlertsQuery, location="query", arg_name="query")
 @bp.doc(summary="Attendant alerts, newest first (state=active for the open queue)", **AUTH_DOC)
+@answers(AlertPage)
 def alerts(query: AlertsQuery):
     return _events_service().alerts(principal(), state=query.state, machine=query.machine, kind=query.kind,
                                     security=query.security, since=query.since, before_id=query.before_id,
@@ -174,6 +186,7 @@ def alerts(query: AlertsQuery):
 
 @bp.post("/alerts/<int:alert_id>/acknowledge")
 @bp.doc(summary="Acknowledge an open alert (attendant, supervisor)", **AUTH_DOC)
+@answers(AlertView)
 def acknowledge(alert_id: int):
     return _events_service().transition(principal(), alert_id, "acknowledge").model_dump(mode="json")
 
@@ -181,6 +194,7 @@ def acknowledge(alert_id: int):
 @bp.post("/alerts/<int:alert_id>/dispatch")
 @bp.input(DispatchIn, arg_name="body")
 @bp.doc(summary="Dispatch an attendant to the machine (attendant, supervisor)", **AUTH_DOC)
+@answers(AlertView)
 def dispatch(alert_id: int, body: DispatchIn):
     return _events_service().transition(principal(), alert_id, "dispatch", to=body.to,
                                         note=body.note).model_dump(mode="json")
@@ -189,6 +203,7 @@ def dispatch(alert_id: int, body: DispatchIn):
 @bp.post("/alerts/<int:alert_id>/resolve")
 @bp.input(ResolveIn, arg_name="body")
 @bp.doc(summary="Resolve an alert with a note (attendant, supervisor)", **AUTH_DOC)
+@answers(AlertView)
 def resolve(alert_id: int, body: ResolveIn):
     return _events_service().transition(principal(), alert_id, "resolve", note=body.note).model_dump(mode="json")
 
@@ -196,6 +211,7 @@ def resolve(alert_id: int, body: ResolveIn):
 @bp.get("/handpays")
 @bp.input(HandpaysQuery, location="query", arg_name="query")
 @bp.doc(summary="The handpay queue: jackpot and cancelled-credit handpays with their signers (staff)", **AUTH_DOC)
+@answers(HandpayQueue)
 def handpays(query: HandpaysQuery):
     return _events_service().handpays(principal(), state=query.state, before_id=query.before_id,
                                       limit=query.limit).model_dump(mode="json")
@@ -204,5 +220,6 @@ def handpays(query: HandpaysQuery):
 @bp.post("/handpays/<int:handpay_id>/sign")
 @bp.doc(summary="Sign a handpay; the last needed signature pays it (Idempotency-Key; two signers above "
                 "SLOTSYS_HANDPAY_TWO_PERSON_WON)", **AUTH_DOC)
+@answers(HandpayView, once=True)
 def sign_handpay(handpay_id: int):
     return reply_once(_events_service().sign(principal(), handpay_id, once_key(f"handpays/{handpay_id}/sign")))

@@ -21,6 +21,9 @@ from slotsys.kernel.api.common import (
 )
 from slotsys.floor.domain.machine_reports import GameReport
 from slotsys.floor.services.reported_games import MachineGameService
+from slotsys.floor.services.reported_games import MachineReconciliation, ReportedGame, ReportedMeters
+from slotsys.kernel.api.contract import answers
+
 
 bp = APIBlueprint("machine_games", __name__, url_prefix="/api/v1/machines", tag="Machine-reported games")
 
@@ -68,6 +71,7 @@ def _svc() -> MachineGameService:
 @bp.post("/<asset>/games")
 @bp.input(GameReportIn, arg_name="body")
 @bp.doc(summary="Report a game the machine decided (machine mode); needs Idempotency-Key", **AUTH_DOC)
+@answers(ReportedGame, once=True)
 def report_game(asset: str, body: GameReportIn):
     report = body.model_dump()
     return reply_once(_svc().report_game(principal(), asset, GameReport(**report), once_key(f"games/{asset}", report)))
@@ -76,6 +80,7 @@ def report_game(asset: str, body: GameReportIn):
 @bp.post("/<asset>/meters")
 @bp.input(MetersReportIn, arg_name="body")
 @bp.doc(summary="Report the machine's meters at game end (machine mode); needs Idempotency-Key", **AUTH_DOC)
+@answers(ReportedMeters, once=True)
 def report_meters(asset: str, body: MetersReportIn):
     meters = body.meters.model_dump()
     return reply_once(_svc().report_meters(principal(), asset, meters, once_key(f"meters/{asset}", meters)))
@@ -83,6 +88,7 @@ def report_meters(asset: str, body: MetersReportIn):
 
 @bp.get("/<asset>/reconciliation")
 @bp.doc(summary="The machine's reported meters against the system's, with the exceptions recorded", **AUTH_DOC)
+@answers(MachineReconciliation)
 def reconciliation(asset: str):
     from slotsys.kernel.checks import require_role
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, bindparam, func, insert, select, update
+from sqlalchemy import BigInteger, and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -156,17 +156,27 @@ class LedgerRepo:
         }
 
     def statement(self, code: str, limit: int = 50) -> list[dict]:
+        return self.statement_page(code, limit)[0]
+
+    def statement_page(self, code: str, limit: int = 50,
+                       after: tuple[int, int] | None = None) -> tuple[list[dict], tuple[int, int] | None]:
+        """The account's postings, newest first (entry id, then posting id, descending), at most ``limit`` of them,
+        from just past ``after`` (the (entry, posting) key of the previous page's last row); and the key of this
+        page's last row when more follow (else None). Keyset paging: a row posted meanwhile never shifts a page."""
         acc = self.s.execute(select(Account.id, Account.normal_sign).where(Account.code == code)).one_or_none()
         if acc is None:
             raise NotFound(f"account {code!r} does not exist")
-        rows = self.s.execute(
-            select(JournalEntryRow.id, JournalEntryRow.kind, JournalEntryRow.created_at, PostingRow.amount, PostingRow.memo)
-            .join(PostingRow, PostingRow.entry_id == JournalEntryRow.id)
-            .where(PostingRow.account_id == acc.id)
-            .order_by(JournalEntryRow.id.desc(), PostingRow.id.desc())
-            .limit(limit)
-        ).all()
-        return [
+        q = (select(JournalEntryRow.id, JournalEntryRow.kind, JournalEntryRow.created_at, PostingRow.amount,
+                    PostingRow.memo, PostingRow.id.label("posting"))
+             .join(PostingRow, PostingRow.entry_id == JournalEntryRow.id)
+             .where(PostingRow.account_id == acc.id))
+        if after is not None:
+            entry, posting = after
+            q = q.where(or_(JournalEntryRow.id < entry, and_(JournalEntryRow.id == entry, PostingRow.id < posting)))
+        rows = self.s.execute(q.order_by(JournalEntryRow.id.desc(), PostingRow.id.desc()).limit(limit + 1)).all()
+        more, rows = len(rows) > limit, rows[:limit]
+        page = [
             {"entry": r.id, "kind": r.kind, "at": r.created_at.isoformat(), "amount": int(r.amount) * acc.normal_sign, "memo": r.memo}
             for r in rows
         ]
+        return page, ((rows[-1].id, rows[-1].posting) if more and rows else None)

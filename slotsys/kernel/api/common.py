@@ -80,10 +80,12 @@ def idem_key() -> str | None:
     return request.headers.get("Idempotency-Key")
 
 
-def once_key(path: str, payload: Any = None, method: str = "POST", *, status: int = 200) -> OnceKey:
+def once_key(path: str, payload: Any = None, method: str = "POST", *,
+             status: int | Callable[[Any], int] = 200) -> OnceKey:
     """The exactly-once identity of this HTTP request: the caller, its ``Idempotency-Key`` header and the
     fingerprint of (method, ``path``, ``payload``): the same key with another request is refused (422). ``status``:
-    the status a first success answers with, recorded beside the result."""
+    the status a first success answers with (a number, or a function of the result: the one given to
+    :func:`reply_once`), recorded beside the result."""
     return OnceKey(principal().id, idem_key(), fingerprint(method, path, payload), status)
 
 

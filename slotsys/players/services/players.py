@@ -333,6 +333,17 @@ def rate_table_play(uow, player_id: int, *, table: str, area: str, game: str, av
 
 
 # ------------------------------------------------------------------ the service
+
+def _statement_cursor(cursor: str | None) -> tuple[int, int] | None:
+    """``<entry>-<posting>`` (a statement's ``next_cursor``) as the key to page from; 422 naming ``cursor``."""
+    if cursor is None:
+        return None
+    entry, sep, posting = cursor.partition("-")
+    if not (sep and entry.isascii() and entry.isdigit() and posting.isascii() and posting.isdigit()
+            and len(entry) <= 19 and len(posting) <= 19):
+        raise ValidationFailed("cursor must be the next_cursor of the previous page", field="cursor")
+    return int(entry), int(posting)
+
 class PlayerService:
     """The player club, the cage desk and the player's own reads. ``cash_desk``: the cashier's drawer (TITO's
     cage), for cash deposits and withdrawals.
@@ -516,19 +527,23 @@ class PlayerService:
                 ],
             )
 
-    def statement(self, principal: Principal, player_id: int, wallet: str = "cashable", limit: int = 50) -> WalletStatement:
+    def statement(self, principal: Principal, player_id: int, wallet: str = "cashable", limit: int = 50,
+                  cursor: str | None = None) -> WalletStatement:
         """Ledger postings on one wallet (``cashable`` | ``promo``), newest first (won; + credits the wallet;
-        ``limit`` 1-500); a wallet never opened has balance 0 and no entries."""
+        ``limit`` 1-500), from just past ``cursor`` (the ``next_cursor`` of the previous page: ``<entry>-<posting>``;
+        422 naming ``cursor`` otherwise); a wallet never opened has balance 0 and no entries."""
         require_reader(principal, player_id)
+        after = _statement_cursor(cursor)
         code = wallet_account(player_id, wallet)
         with self.ctx.uow(readonly=True) as uow:
             uow.players.get(player_id)
             try:
-                rows = uow.ledger.statement(code, limit=max(1, min(limit, 500)))
+                rows, last = uow.ledger.statement_page(code, limit=max(1, min(limit, 500)), after=after)
                 balance = uow.ledger.balance(code)
             except NotFound:
-                rows, balance = [], 0
-            return WalletStatement(player=player_id, wallet=wallet, account=code, balance=balance, entries=rows)
+                rows, last, balance = [], None, 0
+            return WalletStatement(player=player_id, wallet=wallet, account=code, balance=balance, entries=rows,
+                                   next_cursor=f"{last[0]}-{last[1]}" if last else None)
 
     # -- the cage: deposits and withdrawals (through the cashier's open drawer)
     def _drawer(self, uow, principal: Principal) -> str:

@@ -180,6 +180,7 @@ class WalletStatement(BaseModel):
     account: str
     balance: int
     entries: list[dict[str, Any]]
+    next_cursor: str | None = None  # ?cursor= of the next page (older entries); None on the last page
 
 
 # ------------------------------------------------------------------ the program

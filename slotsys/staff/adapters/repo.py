@@ -94,8 +94,12 @@ class StaffRepo:
                                   detail=detail))
         self.s.flush()
 
-    def auth_events(self, *, username: str | None = None, kind: str | None = None, limit: int = 100) -> list:
+    def auth_events(self, *, username: str | None = None, kind: str | None = None, limit: int = 100,
+                    before_id: int | None = None) -> list:
+        """Newest first, at most ``limit``; ``before_id``: only older than that event (keyset paging)."""
         q = select(StaffAuthEvent).order_by(StaffAuthEvent.id.desc()).limit(limit)
+        if before_id is not None:
+            q = q.where(StaffAuthEvent.id < before_id)
         if username is not None:
             q = q.where(StaffAuthEvent.username == username)
         if kind is not None:

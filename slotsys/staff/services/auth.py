@@ -345,14 +345,18 @@ class AuthService:
             uow.commit()
         return Unlocked(username=username, was_locked=was_locked)
 
-    def events(self, reader: Principal, *, username: str | None, kind: str | None, limit: int) -> AuthEvents:
+    def events(self, reader: Principal, *, username: str | None, kind: str | None, limit: int,
+               cursor: int | None = None) -> AuthEvents:
         """The sign-in audit trail, newest first (auditor, admin): at most ``limit`` rows, of one ``username`` /
-        ``kind`` when given."""
+        ``kind`` when given, older than event ``cursor`` when given; ``next_cursor``: the ``cursor`` of the next
+        page (the last row's id), None on the last page."""
         require_role(reader, "auditor")
         with self.ctx.uow(readonly=True) as uow:
-            rows = uow.staff.auth_events(username=username, kind=kind, limit=limit)
+            rows = uow.staff.auth_events(username=username, kind=kind, limit=limit + 1, before_id=cursor)
+            more, rows = len(rows) > limit, rows[:limit]
             return AuthEvents(events=[AuthEvent(id=e.id, at=e.at.isoformat(), kind=e.kind, username=e.username,
-                                                address=e.address, actor=e.actor, detail=e.detail) for e in rows])
+                                                address=e.address, actor=e.actor, detail=e.detail) for e in rows],
+                              next_cursor=rows[-1].id if more and rows else None)
 
     def create_user(self, uow, username: str, password: str, role: str):
         """A new active staff user in the caller's unit of work (the seed, the benches; does not commit): the

@@ -60,6 +60,7 @@ class AuthEvent(BaseModel):
 
 class AuthEvents(BaseModel):
     events: list[AuthEvent]
+    next_cursor: int | None = None  # ?cursor= of the next (older) page; None on the last page
 
 
 # ------------------------------------------------------------------ staff administration (slotsys.staff.services.admin)
