@@ -67,6 +67,9 @@ def sas_host_main(argv: list[str] | None = None,
     p.add_argument("--cycle-ms", type=float, default=200.0)
     p.add_argument("--seconds", type=float, default=0, help="stop after this long (0: run until interrupted)")
     p.add_argument("--report-every", type=float, default=5.0)
+    p.add_argument("--metrics-port", type=int, default=0,
+                   help="serve Prometheus metrics (polls, NACKs, timeouts, exceptions per channel; each machine's "
+                        "link state) on http://127.0.0.1:PORT/metrics (0: off)")
     a = p.parse_args(argv)
     machines = sorted([(x, f"A{x}") for x in a.address] + list(a.machine))
     if not machines:
@@ -92,6 +95,10 @@ def sas_host_main(argv: list[str] | None = None,
                          timings=timings)
     host = SasHost([channel])
     host.start()
+    if a.metrics_port:
+        from slotsys.sas.adapters.metrics import serve
+
+        serve(host, a.metrics_port)
     end = time.monotonic() + a.seconds if a.seconds else None
     try:
         while end is None or time.monotonic() < end:
