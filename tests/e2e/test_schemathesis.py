@@ -153,7 +153,9 @@ def test_api_conforms_to_its_schema(st_app, callers):
     succeeded = [op for op in once if any(200 <= s < 300 for s, _ in callers.answered[op])]
     print(f"exactly-once operations: {len(once)} called, {len(reached)} reached their use case, {len(succeeded)} "
           f"succeeded: {' '.join(sorted(p for _, p in succeeded))}")  # shown with -s or on a failure
-    assert len(reached) >= 20 and succeeded, (len(reached), sorted(succeeded))
+    # how many are reached depends on what earlier fuzzed calls left (a revoked token, a drawer left open): 19 to
+    # 30 of the 55 in runs on our 2-core box, so the bound is well under that
+    assert len(reached) >= 15 and succeeded, (len(reached), sorted(succeeded))
 
 
 def _once_as(op, caller: str, callers: Callers):
