@@ -124,6 +124,8 @@ class JackpotHit(Base):
     paid_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
     award_entry_id: Mapped[int | None] = mapped_column(ForeignKey("journal_entries.id"), nullable=True)
     note: Mapped[str] = mapped_column(String(300), default="", server_default="")
+    # 0025_hit_bonus_meter: an award paid on the machine (status at_machine): its legacy bonus meter (won) before
+    bonus_meter_before: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     __table_args__ = (UniqueConstraint("level_id", "cycle", name="uq_jackpot_hits_level_cycle"),)
 
 
