@@ -117,7 +117,7 @@ class JackpotHit(Base):
     player_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     value_milli: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")  # raw meter at the hit
     topup_won: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    pay_method: Mapped[str | None] = mapped_column(String(12), nullable=True)  # credit | handpay | verification
+    pay_method: Mapped[str | None] = mapped_column(String(12), nullable=True)  # credit | handpay | verification | on_machine
     claim_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
     awarded_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)

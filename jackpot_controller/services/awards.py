@@ -10,7 +10,7 @@
   - amount ≥ the handpay threshold (``SLOTSYS_JACKPOT_HANDPAY_THRESHOLD_WON``, default
     ₩2,000,000): the machine locks (status ``handpay``) until an attendant pays it;
   - a machine that pays bonuses itself (``MachineState.bonus_on_machine``: a SAS machine, whose credit meter
-    only the machine moves): the award waits ``at_machine`` (pay method ``machine_bonus``; still owed on
+    only the machine moves): the award waits ``at_machine`` (pay method ``on_machine``; still owed on
     ``jackpot:<L>:payable``) until the SAS host has the machine pay it as a legacy bonus and its bonus meter
     confirms it (:class:`~jackpot_controller.services.machine_bonus.MachineBonuses`: then credited as below),
     or the machine refuses it (then a handpay). A legacy bonus is whole credits: a fraction of a credit
@@ -130,7 +130,7 @@ class AwardService:
                                  reason=f"₩{amount:,} is below one credit of the machine (₩{denom:,})",
                                  detail={"amount_won": amount}, created_at=now)
             return {"status": "handpay", "pay_method": "handpay"}
-        changes: dict = {"status": "at_machine", "pay_method": "machine_bonus"}
+        changes: dict = {"status": "at_machine", "pay_method": "on_machine"}
         if paid != amount:
             rest = amount - paid
             entry = L.EntryBuilder("jackpot.bonus_rounding", f"jackpot {level.code} hit {hit.id}: fraction of a "

@@ -10,7 +10,7 @@ Flow (amounts in won; one hit = one award, its id the idempotency key):
    value recorded is kept and returned to every later caller (a restarted host): an award is paid once the meter
    reaches that value plus the award, so a bonus the meter already shows is never sent again.
 3. :meth:`MachineBonuses.paid` — the meter confirmed it: ``Dr jackpot:<L>:payable / Cr machine:<asset>:credits``
-   (kind ``jackpot.award``, refs ``paid_on: machine_bonus``), the hit ``awarded``, the machine's jackpot meter and
+   (kind ``jackpot.award``, refs ``paid_on: on_machine``), the hit ``awarded``, the machine's jackpot meter and
    the game's recall, as a credited award. :meth:`MachineBonuses.refused` — the machine (or the host's guard)
    refused it: the hit becomes a ``handpay`` for the attendant's queue (paid from the cage as any jackpot
    handpay; the machine is not locked on the floor: it keeps playing and reporting).
@@ -106,7 +106,7 @@ class MachineBonuses:
                 uow, m, hit.amount_won, source_account=accounts.jackpot_payable(level.code), kind="jackpot.award",
                 description=f"jackpot {level.code} cycle {hit.cycle} paid on {m.asset} as a machine bonus",
                 memo=f"jackpot {level.code}",
-                refs={"hit": hit.id, "level": level.code, "machine": m.asset, "paid_on": "machine_bonus"})
+                refs={"hit": hit.id, "level": level.code, "machine": m.asset, "paid_on": "on_machine"})
             hit = uow.levels.update_hit(hit.id, award_entry_id=entry_id, status="awarded", awarded_at=now)
             self.machines.add_jackpot_meter(uow, m.id, hit.amount_won)
             self.machines.record_award_on_round(uow, hit.machine_id, hit.game_number, award_view(hit, level))
