@@ -201,3 +201,56 @@ def test_jackpot_and_cancelled_credit_handpays_reach_the_attendants_queue_once_a
     # the jackpot's and the credits' (the generic 0x51 event is left to the handpay calls)
     assert kinds.count("handpay_pending") == 2 and kinds.count("handpay_reset") == 2
     assert svc.audit.report()["balanced"]
+
+
+def test_a_mystery_award_on_a_sas_machine_is_a_legacy_bonus_settled_once_by_its_bonus_meter(sas):
+    """SQLite folds in the spin: the machine-reported game that crosses the trigger leaves the award at_machine;
+    the port hands it out as a legacy bonus, keeps the bonus meter from before its first send (a restarted host
+    gets it back) and credits it once when the machine's bonus meter shows it."""
+    from jackpot_controller.domain.levels import LevelParams
+    from jackpot_controller.services.levels import create_level
+    from slotsys.kernel import accounts
+    from slotsys.sas.services.floor_port import BonusResult, BonusSending, LegacyBonusAward
+
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M001"])
+    assert floor.enrol(identity("M001"), meters("M001")).accepted
+    with svc.uow() as uow:
+        create_level(uow, code="SASM", name="SAS mystery", rng=svc.ctx.rng,
+                     params=LevelParams("mystery", reset=10_000, ceiling=10_300, rate_ppm=100_000, scope="machine",
+                                        machine="M001"))
+        uow.commit()
+    floor.bill_in(BillIn("M001", "M001:bills:500", 50_000, -1, 0))
+
+    def bonuses():
+        return [i for i in floor.instructions("M001") if isinstance(i, LegacyBonusAward)]
+
+    coin_in = 0
+    for n in range(1, 60):
+        if bonuses():
+            break
+        coin_in += 1_000
+        floor.record_game(GamePlayed("M001", f"M001:game:{n}", n, 1, 1_000, 0, 0,
+                                     {"coin_in": coin_in, "paytable_win": 0, "games_played": n, "games_won": 0}))
+    assert floor.refused == []
+    (bonus,) = bonuses()
+    assert bonus.instruction_id.startswith("jackpot-hit-") and bonus.meter_before_won is None
+    assert bonus.amount_won % 100 == 0 and 10_000 <= bonus.amount_won <= 10_300
+
+    def credits() -> int:
+        with svc.uow(readonly=True) as uow:
+            return uow.machines.credits("M001").total
+
+    held = credits()  # the award is not on the floor's credits while it waits at the machine
+    assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 7_000)) == 7_000
+    assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 9_900)) == 7_000  # the first one kept
+    assert bonuses()[0].meter_before_won == 7_000  # what a restarted host is given
+    assert floor.bonus_sending(BonusSending("M001", "bonus-elsewhere", 0)) is None
+    paid = BonusResult("M001", bonus.instruction_id, "paid", bonus.amount_won)
+    floor.bonus_result(paid)
+    floor.bonus_result(paid)  # repeated after a lost answer
+    assert credits() == held + bonus.amount_won and bonuses() == []
+    with svc.uow(readonly=True) as uow:
+        assert uow.ledger.balance(accounts.jackpot_payable("SASM")) == 0
+    assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 0)) is None  # settled: never sent again
+    assert svc.audit.report()["balanced"]
