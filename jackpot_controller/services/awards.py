@@ -8,7 +8,8 @@
     never credited; the machine locks (status ``verification``) and the event is logged with
     the raw values (reference "Incidents": the $42,949,672 display);
   - amount ≥ the handpay threshold (``SLOTSYS_JACKPOT_HANDPAY_THRESHOLD_WON``, default
-    ₩2,000,000): the machine locks (status ``handpay``) until an attendant pays it;
+    ₩2,000,000): the machine locks (status ``handpay``) until an attendant pays it (a SAS machine is not
+    locked: the machine itself plays on and its games must keep reaching the floor);
   - a machine that pays bonuses itself (``MachineState.bonus_on_machine``: a SAS machine, whose credit meter
     only the machine moves): the award waits ``at_machine`` (pay method ``on_machine``; still owed on
     ``jackpot:<L>:payable``) until the SAS host has the machine pay it as a legacy bonus and its bonus meter
@@ -98,7 +99,9 @@ class AwardService:
             log.warning("jackpot.award.over_maximum", level=level.code, hit=hit.id, machine=m.asset, **raw)
         elif amount >= self.settings.handpay_threshold_won:
             changes.update(status="handpay", pay_method="handpay")
-            if m.status != "verification":
+            # a SAS machine is not locked on the floor: nothing stops the machine itself, and its games must
+            # keep reaching the ledger while the attendant comes (the handpay queue lists the hit all the same)
+            if m.status != "verification" and not m.bonus_on_machine:
                 self.machines.set_lock(uow, m.id, "handpay",
                                        f"handpay: jackpot {level.code} ₩{amount:,} (hit {hit.id})"[:200])
             uow.levels.add_event(kind="handpay_lock", level_code=level.code, hit_id=hit.id, machine=m.asset,

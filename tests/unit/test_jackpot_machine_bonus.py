@@ -93,3 +93,17 @@ def test_an_award_below_one_credit_is_a_handpay():
     hit = wager_and_fold(ctx, jp, machine)
     assert jp.awards.process(hit.id) == "handpay"
     assert jp.bonuses.pending("M001") == []
+
+
+def test_an_award_at_the_handpay_threshold_on_a_sas_machine_is_a_handpay_without_a_floor_lock():
+    ctx = jackpot_context(rng=SeqRng(100, 2_000))
+    jp = jackpot_services(ctx, JackpotSettings(sequencer="process", handpay_threshold_won=AWARD))
+    machine = ctx.uow.repos["floor"].add_machine(1, "M001", "MASS", "M1", bonus_on_machine=True, denomination=100)
+    ctx.uow.repos["floor"].recall[(1, 1)] = []
+    with ctx.uow() as uow:
+        create_level(uow, code="MINI", name="Mini", params=MINI, rng=ctx.rng)
+        uow.commit()
+    hit = wager_and_fold(ctx, jp, machine)
+    assert jp.awards.process(hit.id) == "handpay"
+    assert ctx.uow.repos["floor"].machines[1]["status"] == "active"  # its games keep reaching the floor
+    assert balance(ctx, accounts.jackpot_payable("MINI")) == AWARD and jp.bonuses.pending("M001") == []
