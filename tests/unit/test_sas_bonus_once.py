@@ -1,9 +1,11 @@
 """A legacy bonus (long poll 8A) is paid exactly once on one pty machine and the InMemoryFloor: with the 8A
 ACK lost (the 9A meters confirm it), and across a host restart after the machine paid it but before the floor
-heard (the new host finds it on the bonus meter the floor kept from before the first send, and sends nothing)."""
+heard (the new host finds it on the bonus meter the floor kept from before the first send, and sends nothing);
+a bonus meter below the one kept (a RAM clear) is never sent to: refused."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from slotsys.floor.games import GAMES_DIR, load_game
@@ -99,6 +101,13 @@ def test_a_lost_ack_and_a_host_restart_pay_the_bonus_once():
         assert len(polls) == polled and paid == [50, 30]  # not one 8A from the new host
         assert egm.model.bonus_meters[0] == 80 and egm.model.credits == 80
         assert floor.machines["A1"].accounted["legacy_bonus"] == 8_000
+
+        # 4. an award whose kept meter is above the machine's (its bonus meters were cleared): refused, not sent
+        third = floor.award_bonus("A1", 2_000)
+        with floor._lock:
+            floor.outbox["A1"][third] = dataclasses.replace(floor.outbox["A1"][third], meter_before_won=900_000)
+        wait(lambda: floor.bonuses[third]["status"] == "refused" and ch.idle(), what="the third bonus refused")
+        assert len(polls) == polled and paid == [50, 30] and "below" in floor.bonuses[third]["reason"]
         host.stop()
     finally:
         server.close()

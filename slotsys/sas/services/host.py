@@ -790,7 +790,14 @@ class SasChannel:
 
         def check_meters(f: bytes) -> None:  # confirmation: the machine's bonus meters grew by the award
             total = m.LegacyBonusMeters.decode(f).total
-            if total >= before["total"] + credits:
+            if total < before["total"]:  # below the meter before the first send (a RAM clear?): never send again
+                s.inflight.pop(ins.instruction_id, None)
+                self.counters.bonus_refused += 1
+                r = BonusResult(s.spec.asset, ins.instruction_id, "refused", 0,
+                                f"the machine's bonus meters ({total} credits) are below the {before['total']} "
+                                "recorded before the bonus was first sent: not sent again")
+                self._call(s, lambda: self.port.bonus_result(r))
+            elif total >= before["total"] + credits:
                 s.inflight.pop(ins.instruction_id, None)
                 r = BonusResult(s.spec.asset, ins.instruction_id, "paid", ins.amount_won)
                 self._call(s, lambda: self.port.bonus_result(r))
