@@ -215,6 +215,8 @@ class AwardService:
         waiting = [h for h in uow.levels.locks_waiting_on(m.id) if h.id != except_hit]
         if m.status not in ("handpay", "verification"):
             return m.status
+        if m.bonus_on_machine:  # a SAS machine's handpays do not lock it (see settle): only a verification does
+            waiting = [h for h in waiting if h.status == "verification"]
         if not waiting:
             self.machines.set_lock(uow, m.id, "active", "")
             return "active"
