@@ -4,7 +4,9 @@ CRCs (machine 3) injected. The machines take notes, play, print a ticket that ma
 is refused: already redeemed; an unknown number: not on file); machine 2 hands a cancelled-credit handpay and
 machine 3 a jackpot handpay (a win at its jackpot limit) to the attendant's queue, reset by long poll 94 once
 paid; a mystery level of machine 1 hits and is paid ON the machine as a legacy bonus (8A, its ACK lost), confirmed
-by the bonus meter. At the end every won is accounted once: the floor's meters equal each emulator's, no meter
+by the bonus meter; its next hit is paid by the machine while the floor is unreachable and the host restarts (a
+new host over a new ServicesFloor confirms it from the bonus meter kept on the hit and sends nothing). At the end
+every won is accounted once: the floor's meters equal each emulator's, no meter
 mismatch was recorded, each note, game, ticket, handpay and award is one journal entry, the host's meters equal
 the emulators' and the ledger audit balances."""
 
@@ -328,3 +330,54 @@ def test_sas_floor_on_the_real_services(sas_floor):
         assert {"power_off", "power_on"} <= kinds, kinds
         kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S002").id, limit=200)}
         assert {"handpay_pending", "handpay_reset"} <= kinds, kinds
+
+    # the host restarts while a bonus is on its way: the machine pays the next SAS1 hit, but the floor never hears
+    # (its port is down); a new host over a new ServicesFloor finds the award on the machine's bonus meter (the
+    # meter kept on the hit before the first 8A) and sends nothing: paid once
+    down = []
+
+    def unreachable(result):
+        down.append(result)
+        raise ConnectionError("the floor is down")
+
+    floor.bonus_result = unreachable
+    with m1.lock:
+        assert m1.insert_bill(50_000)
+    for _ in range(200):
+        if len(sas1_hits()) > 1:
+            break
+        with m1.lock:
+            assert m1.play() is not None
+        time.sleep(0.05)
+        wait(lambda: channel.idle(), what="machine 1's games")
+    second, _, _ = sas1_hits()[0]
+    assert second != hit_id and svc.jackpots.awards.process(second) == "at_machine"
+    wait(lambda: down, what="the second bonus paid on the machine")
+    host.stop()
+    polled, paid_before = len(polls), list(paid)
+    assert len(paid_before) == 2
+    floor2 = build_sas_floor(svc)
+    channel2 = SasChannel("pty", channel.link, [MachineSpec(a, asset, 2000 + a) for a, asset in ASSETS.items()],
+                          floor2, timings=TIMINGS, reconcile_every_s=0)
+    host2 = SasHost([channel2])
+    host2.start()
+    try:
+        wait(lambda: {h: st for h, st, _ in sas1_hits()}[second] == "awarded" and channel2.idle()
+             and all(s.enrolled for s in channel2.sessions), what="the second bonus confirmed by the new host")
+        assert len(polls) == polled and paid == paid_before  # not one 8A from the new host
+        award2 = {h: won for h, _, won in sas1_hits()}[second]
+        assert paid_before[1] == award2 and sum(m1.bonus_meters) * 100 == award + award2
+        host2.reconcile_all("after restart")
+        time.sleep(0.3)
+        wait(lambda: channel2.idle() and not any(s.jobs or s.pending_calls for s in channel2.sessions),
+             what="reconciliation after the restart")
+        assert floor2.refused == [], floor2.refused
+        with svc.uow(readonly=True) as uow:
+            m = uow.machines.get("S001")
+            assert floor_meters(m, uow.machines.credits("S001").total) == egm_meters(m1)
+            assert uow.machine_events.for_machine(m.id, kind="meter_mismatch", limit=5) == []
+            assert uow.session.scalar(select(func.count()).select_from(JournalEntryRow).where(
+                JournalEntryRow.kind == "jackpot.award", JournalEntryRow.refs["hit"].as_integer() == second)) == 1
+        assert svc.audit.report()["balanced"]
+    finally:
+        host2.stop()
