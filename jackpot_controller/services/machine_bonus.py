@@ -79,12 +79,13 @@ class MachineBonuses:
             return [PendingBonus(h.id, uow.levels.by_id(h.level_id).code, asset, h.amount_won, h.bonus_meter_before)
                     for h in hits]
 
-    def sending(self, hit_id: int, meter_before_won: int) -> int | None:
+    def sending(self, hit_id: int, meter_before_won: int, *, asset: str | None = None) -> int | None:
         """Record the machine's legacy bonus meter (won, ≥ 0) before the award's first send; returns the value
         kept (the first recorded: a repeat or a restarted host gets the original), or None when the hit is no
-        longer waiting at the machine (do not send). ``NotFound`` (``hit``) for an unknown hit."""
+        longer waiting at the machine (do not send). ``NotFound`` (``hit``) for an unknown hit, or one of another
+        machine than ``asset`` (when given)."""
         with self.ctx.uow() as uow:
-            hit = self._locked(uow, hit_id)
+            hit = self._locked(uow, hit_id, asset)
             if hit.status != AT_MACHINE:
                 return None
             if hit.bonus_meter_before is None:
@@ -92,11 +93,12 @@ class MachineBonuses:
                 uow.commit()
             return hit.bonus_meter_before
 
-    def paid(self, hit_id: int) -> BonusSettled:
+    def paid(self, hit_id: int, *, asset: str | None = None) -> BonusSettled:
         """The machine's bonus meter shows the award: credit it (see the module). A hit not ``at_machine``
-        is returned as it is (``changed`` False). ``NotFound`` (``hit``)."""
+        is returned as it is (``changed`` False). ``NotFound`` (``hit``; also one of another machine than
+        ``asset``, when given)."""
         with self.ctx.uow() as uow:
-            hit = self._locked(uow, hit_id)
+            hit = self._locked(uow, hit_id, asset)
             if hit.status != AT_MACHINE:
                 return BonusSettled(hit.id, hit.status, hit.award_entry_id, False)
             level = uow.levels.by_id(hit.level_id)
@@ -117,11 +119,12 @@ class MachineBonuses:
         log.info("jackpot.bonus_paid", hit=hit_id, entry=entry_id)
         return BonusSettled(hit_id, "awarded", entry_id, True)
 
-    def refused(self, hit_id: int, reason: str) -> BonusSettled:
+    def refused(self, hit_id: int, reason: str, *, asset: str | None = None) -> BonusSettled:
         """The machine cannot pay the award (``reason``): it becomes a handpay for the attendant's queue (see the
-        module). A hit not ``at_machine`` is returned as it is. ``NotFound`` (``hit``)."""
+        module). A hit not ``at_machine`` is returned as it is. ``NotFound`` (``hit``; also one of another
+        machine than ``asset``, when given)."""
         with self.ctx.uow() as uow:
-            hit = self._locked(uow, hit_id)
+            hit = self._locked(uow, hit_id, asset)
             if hit.status != AT_MACHINE:
                 return BonusSettled(hit.id, hit.status, hit.award_entry_id, False)
             level = uow.levels.by_id(hit.level_id)
@@ -134,11 +137,14 @@ class MachineBonuses:
         log.warning("jackpot.bonus_refused", hit=hit_id, reason=reason)
         return BonusSettled(hit_id, "handpay", None, True)
 
-    def _locked(self, uow: JackpotUnitOfWork, hit_id: int) -> Hit:
+    def _locked(self, uow: JackpotUnitOfWork, hit_id: int, asset: str | None) -> Hit:
+        """The hit under its machine's row lock (then its own), checked to be ``asset``'s when given."""
         hit = uow.levels.hit(hit_id)
         if hit is None:
             raise NotFound(f"jackpot hit {hit_id} does not exist", field="hit")
-        self.machines.lock_for_award(uow, hit.machine_id)
+        m = self.machines.lock_for_award(uow, hit.machine_id)
+        if asset is not None and m.asset != asset:
+            raise NotFound(f"jackpot hit {hit_id} is not an award of machine {asset}", field="hit")
         locked = uow.levels.hit(hit_id, for_update=True)
         assert locked is not None
         return locked

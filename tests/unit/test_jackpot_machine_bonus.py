@@ -107,3 +107,18 @@ def test_an_award_at_the_handpay_threshold_on_a_sas_machine_is_a_handpay_without
     assert jp.awards.process(hit.id) == "handpay"
     assert ctx.uow.repos["floor"].machines[1]["status"] == "active"  # its games keep reaching the floor
     assert balance(ctx, accounts.jackpot_payable("MINI")) == AWARD and jp.bonuses.pending("M001") == []
+
+
+def test_an_award_is_settled_only_for_its_own_machine():
+    import pytest
+    from slotsys.kernel.errors import NotFound
+
+    ctx, jp, machine = sas_floor()
+    hit = wager_and_fold(ctx, jp, machine)
+    jp.awards.process(hit.id)
+    for call in (lambda: jp.bonuses.sending(hit.id, 0, asset="M002"), lambda: jp.bonuses.paid(hit.id, asset="M002"),
+                 lambda: jp.bonuses.refused(hit.id, "x", asset="M002")):
+        with pytest.raises(NotFound):
+            call()
+    assert ctx.uow.repos["levels"].hit(hit.id).status == "at_machine"
+    assert jp.bonuses.paid(hit.id, asset="M001").status == "awarded"

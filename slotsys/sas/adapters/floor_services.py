@@ -658,21 +658,27 @@ class ServicesFloor:
         if hit is None or self.bonuses is None:
             log.warning("sas.bonus_unknown %s %s", sending.asset, sending.instruction_id)
             return None
-        return self.bonuses.sending(hit, sending.meter_before_won)
+        try:
+            return self.bonuses.sending(hit, sending.meter_before_won, asset=sending.asset)
+        except NotFound as e:
+            self._refused(sending.asset, "bonus", e)
+            return None
 
     def bonus_result(self, result: BonusResult) -> None:
         """``paid``: the award on the ledger (once; the machine's waiting money out follows it); ``refused``:
         a handpay for the attendant; ``busy`` is not final (nothing)."""
-        hit = self._hit_of(result.instruction_id)
-        if hit is None or self.bonuses is None or result.status == "busy":
-            if hit is None or self.bonuses is None:
-                log.warning("sas.bonus_result_unexpected %s", result)
+        hit, bonuses = self._hit_of(result.instruction_id), self.bonuses
+        if hit is None or bonuses is None:
+            log.warning("sas.bonus_result_unexpected %s", result)
+            return
+        if result.status == "busy":
             return
         if result.status == "paid":
-            self.bonuses.paid(hit)
+            self._final(result.asset, "bonus", lambda: bonuses.paid(hit, asset=result.asset))
             self._drain(result.asset)
         else:
-            self.bonuses.refused(hit, result.reason or result.status)
+            self._final(result.asset, "bonus", lambda: bonuses.refused(hit, result.reason or result.status,
+                                                                       asset=result.asset))
 
     def aft_result(self, result: AftResult) -> None:
         log.warning("sas.aft_result_unexpected %s", result)  # this floor issues no AFT
