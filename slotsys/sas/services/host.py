@@ -18,8 +18,9 @@ handpay_pending, the port's paid handpays → 94, handpay reset 52 → handpay_r
 grew by it (a bonus the meters already show is never sent again: a lost ACK or a host restart pays once);
 legacy bonus 7C is informational; AFT 69 → 72 interrogation → aft_result; door, power, tilt and printer exceptions →
 record_event; 70 (buffer overflow) → a full meter reconciliation. Enrolment (first contact, back online,
-power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure enhanced), 7F (date/time) and
-21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported).
+power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure enhanced), 7F (date/time),
+21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported) and 1B (a handpay
+lock-up still pending: handpay_pending again under its key, so a restarted host still resets it once paid).
 
 Bad input is logged and counted, moves no money and never stops the channel: a bad CRC, a truncated or
 wrong-address response (retried), an unknown exception code, a meter going backwards (``meter_regressions``;
@@ -472,6 +473,9 @@ class SasChannel:
         s.signature = "pending"
         self._job(s, "21", m.RomSignatureRequest(s.seed), lambda f: None)
         self._job(s, "02", m.EnablePlay(True), lambda f: None)
+        # a handpay lock-up this host has not heard of (it restarted, or 0x51 was read before it went offline):
+        # 1B again, the same key from the same meters, so the port's queue is found again and the reset follows
+        self._job(s, "1B", m.SendHandpayInfo(), lambda f: self._handpay_info(s, f))
 
     def _set_validation_id(self, s: _Session) -> None:
         if s.enrolment is None or s.enrolment.validation != "secure_enhanced":
