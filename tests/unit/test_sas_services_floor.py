@@ -236,6 +236,11 @@ def test_a_mystery_award_on_a_sas_machine_is_a_legacy_bonus_settled_once_by_its_
     (bonus,) = bonuses()
     assert bonus.instruction_id.startswith("jackpot-hit-") and bonus.meter_before_won is None
     assert bonus.amount_won % 100 == 0 and 10_000 <= bonus.amount_won <= 10_300
+    operator = Principal("staff", "operator", "operator")
+    svc.floor_admin.disable(operator, "M001", "door investigation")
+    assert bonuses() == []  # a machine the floor disables is paid nothing meanwhile
+    svc.floor_admin.enable(operator, "M001", "cleared")
+    assert bonuses() == [bonus]
 
     def credits() -> int:
         with svc.uow(readonly=True) as uow:

@@ -616,7 +616,8 @@ class ServicesFloor:
 
     # ------------------------------------------------------------------ instructions
     def instructions(self, asset: str) -> Sequence[Instruction]:
-        """Enable or disable the machine as its floor status says (one instruction until it is done)."""
+        """Enable or disable the machine as its floor status says (one instruction until it is done); while it is
+        enabled, its oldest award waiting at the machine as a legacy bonus (see the module)."""
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             status, reason = m.status, m.lock_reason
@@ -629,7 +630,7 @@ class ServicesFloor:
                                                            reason or status)
                 self._enabled[asset] = want
         out: list[Instruction] = [pending] if pending is not None else []
-        if self.bonuses is not None:
+        if self.bonuses is not None and want:  # a machine the floor disables is paid nothing meanwhile
             # one at a time: each is confirmed by the bonus meter's growth since its own first send
             for p in self.bonuses.pending(asset, limit=1):
                 out.append(LegacyBonusAward(f"{BONUS_PREFIX}{p.hit}", p.amount_won, 0, p.meter_before_won))
