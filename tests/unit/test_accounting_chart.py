@@ -36,9 +36,9 @@ NOT_ACCOUNTS = {
     "total": "bet key", "triple": "bet key",
     # the SAS emulator's action log and the in-memory floor's AFT status (slotsys.sas)
     "cash_out:{}": "emulator action", "failed:0x": "AFT status",
-    # the SAS floor port's idempotency keys and fingerprints (slotsys.sas.adapters.floor_services)
-    "sas:{}": "idempotency key", "bill:{}:{}:{}": "idempotency fingerprint",
-    "game:{}:{}:{}:{}:{}": "idempotency fingerprint", "reject:{}": "idempotency fingerprint",
+    # the SAS floor adapter's exactly-once keys and fingerprints (slotsys.sas.adapters.floor_services)
+    "sas:{}": "exactly-once key", "bill:{}:{}:{}": "exactly-once fingerprint",
+    "game:{}:{}:{}:{}:{}": "exactly-once fingerprint", "reject:{}": "exactly-once fingerprint",
 }
 # Templates whose variable segment takes a closed set of values (the builder refuses any other).
 CLOSED_VALUES = {"loyalty:comps:{}": ("promo", "cash")}
