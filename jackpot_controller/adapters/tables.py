@@ -117,13 +117,15 @@ class JackpotHit(Base):
     player_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     value_milli: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")  # raw meter at the hit
     topup_won: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    pay_method: Mapped[str | None] = mapped_column(String(12), nullable=True)  # credit | handpay | verification
+    pay_method: Mapped[str | None] = mapped_column(String(12), nullable=True)  # credit | handpay | verification | on_machine
     claim_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
     awarded_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
     paid_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
     award_entry_id: Mapped[int | None] = mapped_column(ForeignKey("journal_entries.id"), nullable=True)
     note: Mapped[str] = mapped_column(String(300), default="", server_default="")
+    # 0025_hit_bonus_meter: an award paid on the machine (status at_machine): its legacy bonus meter (won) before
+    bonus_meter_before: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     __table_args__ = (UniqueConstraint("level_id", "cycle", name="uq_jackpot_hits_level_cycle"),)
 
 

@@ -6,7 +6,8 @@ machines it pays as the slot floor describes them (pure: standard library only).
   named ``_milli`` (milli-won); rates in ppm. ``trigger_milli`` is the secret mystery trigger: never shown.
 * :class:`Hit`: one decided award (one per level and cycle) and where it is in the award protocol:
   ``hit`` → ``claimed`` → ``awarded`` (credited), or ``handpay`` → ``awarded`` (paid by an attendant), or
-  ``verification`` → ``handpay`` | ``void``.
+  ``verification`` → ``handpay`` | ``void``, or (a machine that pays bonuses itself: a SAS machine)
+  ``at_machine`` → ``awarded`` (the machine confirmed the legacy bonus) | ``handpay`` (it refused it).
 * :class:`JackpotEvent`: one line of the auditor-visible event log.
 * :class:`MachineRef` / :class:`MachineState`: a machine of the floor as the jackpot controller needs it
   (filled by the composition root's glue from the floor's own records).
@@ -23,7 +24,7 @@ from typing import Any
 
 from jackpot_controller.domain.levels import LevelParams
 
-UNPAID = ("hit", "claimed", "handpay", "verification")  # decided, owed on ``jackpot:<L>:payable``
+UNPAID = ("hit", "claimed", "handpay", "verification", "at_machine")  # decided, owed on ``jackpot:<L>:payable``
 OPEN_CLAIM = ("hit", "claimed")  # a linked level's claim still open (the second-hit rule looks at these)
 LOCKS = ("handpay", "verification")  # hit statuses that keep their machine locked
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)  # "since always": a machine's zone before its first move
@@ -98,6 +99,7 @@ class Hit:
     paid_by: str | None
     award_entry_id: int | None
     note: str
+    bonus_meter_before: int | None = None  # at_machine: the machine's legacy bonus meter (won) before the bonus
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,9 @@ class MachineRef:
 @dataclass(frozen=True)
 class MachineState:
     """A machine as this transaction sees it: where it is and whether it is locked (``status``: active,
-    locked, handpay, verification …; ``lock_reason`` shown to the attendant)."""
+    locked, handpay, verification …; ``lock_reason`` shown to the attendant). ``bonus_on_machine``: the machine
+    pays a mystery award itself (a SAS machine: a legacy bonus the host sends), so an award is left
+    ``at_machine`` instead of credited; ``denomination`` its credit (won; 0 unknown)."""
 
     id: int
     asset: str
@@ -143,6 +147,8 @@ class MachineState:
     bank: str
     status: str
     lock_reason: str
+    bonus_on_machine: bool = False
+    denomination: int = 0
 
 
 def params_of(level: Any) -> LevelParams:

@@ -8,7 +8,16 @@
     never credited; the machine locks (status ``verification``) and the event is logged with
     the raw values (reference "Incidents": the $42,949,672 display);
   - amount ≥ the handpay threshold (``SLOTSYS_JACKPOT_HANDPAY_THRESHOLD_WON``, default
-    ₩2,000,000): the machine locks (status ``handpay``) until an attendant pays it;
+    ₩2,000,000): the machine locks (status ``handpay``) until an attendant pays it (a SAS machine is not
+    locked: the machine itself plays on and its games must keep reaching the floor);
+  - a machine that pays bonuses itself (``MachineState.bonus_on_machine``: a SAS machine, whose credit meter
+    only the machine moves): the award waits ``at_machine`` (pay method ``on_machine``; still owed on
+    ``jackpot:<L>:payable``) until the SAS host has the machine pay it as a legacy bonus and its bonus meter
+    confirms it (:class:`~jackpot_controller.services.machine_bonus.MachineBonuses`: then credited as below),
+    or the machine refuses it (then a handpay). A legacy bonus is whole credits: a fraction of a credit
+    (``amount % denomination``) is not paid — ``Dr jackpot:<L>:payable / Cr jackpot:<L>:adjustments``, the hit's
+    amount becomes the whole credits and a ``bonus_rounded`` event keeps both figures; an award below one credit
+    is a handpay;
   - otherwise credited to the machine: ``Dr jackpot:<L>:payable / Cr machine:<asset>:credits``.
 * A claim not settled within the commit timeout (``SLOTSYS_JACKPOT_CLAIM_TIMEOUT_S``, 60 s, the
   certified platform's figure) is released back to ``hit`` by the sweep, logged, and awarded again
@@ -90,11 +99,15 @@ class AwardService:
             log.warning("jackpot.award.over_maximum", level=level.code, hit=hit.id, machine=m.asset, **raw)
         elif amount >= self.settings.handpay_threshold_won:
             changes.update(status="handpay", pay_method="handpay")
-            if m.status != "verification":
+            # a SAS machine is not locked on the floor: nothing stops the machine itself, and its games must
+            # keep reaching the ledger while the attendant comes (the handpay queue lists the hit all the same)
+            if m.status != "verification" and not m.bonus_on_machine:
                 self.machines.set_lock(uow, m.id, "handpay",
                                        f"handpay: jackpot {level.code} ₩{amount:,} (hit {hit.id})"[:200])
             uow.levels.add_event(kind="handpay_lock", level_code=level.code, hit_id=hit.id, machine=m.asset,
                                  detail={"amount_won": amount}, created_at=now)
+        elif m.bonus_on_machine:
+            changes.update(self._at_machine(uow, hit, level, m, now))
         else:
             entry_id = self.machines.credit_bonus(
                 uow, m, amount, source_account=accounts.jackpot_payable(level.code), kind="jackpot.award",
@@ -108,6 +121,35 @@ class AwardService:
         if not in_spin:
             self.machines.record_award_on_round(uow, hit.machine_id, hit.game_number, award_view(hit, level))
         return hit, credited
+
+    def _at_machine(self, uow: JackpotUnitOfWork, hit: Hit, level: Level, m: MachineState, now) -> dict:
+        """The changes leaving ``hit`` to be paid by its machine as a legacy bonus (see the module): whole
+        credits of ``m.denomination``; the fraction of a credit back to the level's adjustments (one entry, a
+        ``bonus_rounded`` event); below one credit: a handpay (no floor lock: the machine keeps playing)."""
+        amount, denom = hit.amount_won, m.denomination
+        paid = amount - amount % denom if denom > 0 else 0
+        if paid <= 0:
+            uow.levels.add_event(kind="handpay_lock", level_code=level.code, hit_id=hit.id, machine=m.asset,
+                                 reason=f"₩{amount:,} is below one credit of the machine (₩{denom:,})",
+                                 detail={"amount_won": amount}, created_at=now)
+            return {"status": "handpay", "pay_method": "handpay"}
+        changes: dict = {"status": "at_machine", "pay_method": "on_machine"}
+        if paid != amount:
+            rest = amount - paid
+            entry = L.EntryBuilder("jackpot.bonus_rounding", f"jackpot {level.code} hit {hit.id}: fraction of a "
+                                   f"credit not paid as a legacy bonus").add(
+                debit=accounts.jackpot_payable(level.code), credit=accounts.jackpot_adjustments(level.code),
+                amount=rest, memo="fraction of a credit")
+            entry_id = uow.ledger.post(entry.build({"hit": hit.id, "level": level.code, "machine": m.asset}))
+            uow.levels.add_event(kind="bonus_rounded", level_code=level.code, hit_id=hit.id, machine=m.asset,
+                                 reason=f"₩{amount:,} paid as ₩{paid:,} (whole credits of ₩{denom:,})",
+                                 detail={"amount_won": amount, "paid_won": paid, "fraction_won": rest,
+                                         "entry": entry_id}, created_at=now)
+            changes.update(amount_won=paid, note=f"award ₩{amount:,}: ₩{rest:,} (a fraction of a credit) to "
+                                                 f"adjustments, entry {entry_id}"[:300])
+        uow.levels.add_event(kind="bonus_at_machine", level_code=level.code, hit_id=hit.id, machine=m.asset,
+                             detail={"amount_won": paid}, created_at=now)
+        return changes
 
     def claim(self, hit_id: int) -> str | None:
         """Phase 1: claim a decided hit; returns the claim token, or None if it is not ``hit``."""
@@ -173,6 +215,8 @@ class AwardService:
         waiting = [h for h in uow.levels.locks_waiting_on(m.id) if h.id != except_hit]
         if m.status not in ("handpay", "verification"):
             return m.status
+        if m.bonus_on_machine:  # a SAS machine's handpays do not lock it (see settle): only a verification does
+            waiting = [h for h in waiting if h.status == "verification"]
         if not waiting:
             self.machines.set_lock(uow, m.id, "active", "")
             return "active"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jackpot_controller.services.awards import AwardService
+from jackpot_controller.services.machine_bonus import MachineBonuses
 from jackpot_controller.services.operator import LevelAdmin
 from jackpot_controller.services.reads import JackpotReads
 from jackpot_controller.services.sequencer import FoldDriver, Sequencer
@@ -34,6 +35,7 @@ class JackpotServices:
     reads: JackpotReads
     tables: TableProgressives
     sweeper: Sweeper
+    bonuses: MachineBonuses  # awards a machine pays itself (a SAS machine's legacy bonus)
 
     # Shorthands kept for the callers outside the feature that use them (the test suite's set-up, slotsys.server's
     # stream processes, the `slotsys sequencer` command): each is the named service's own method.

@@ -219,6 +219,10 @@ class MachinePort(Protocol):
 
     def asset_exists(self, uow: Any, asset: str) -> bool: ...
 
+    def machine_id(self, uow: Any, asset: str) -> int:
+        """The id of the machine with asset number ``asset`` (``NotFound`` naming ``asset``), taking no lock."""
+        ...
+
     def assets(self, uow: Any, machine_ids: Iterable[int]) -> dict[int, str]:
         """Asset numbers by machine id (every id given must exist)."""
         ...

@@ -3,8 +3,8 @@ and the Server-Sent Events stream that serves them. Best effort: the meters and 
 database, so a message that does not go out is re-read on the next fold or heartbeat.
 
 Rule: the stream and the signs celebrate only what the player gets. A hit is announced after its award is
-settled: ``awarded`` (credited to the machine) or ``handpay`` (the machine is locked and an attendant pays it)
-carry the amount; a hit held for ``verification`` (above the maximum: it may be voided) is announced with that
+settled: ``awarded`` (credited to the machine), ``handpay`` (the machine is locked and an attendant pays it) or
+``at_machine`` (a SAS machine is paying it as a legacy bonus) carry the amount; a hit held for ``verification`` (above the maximum: it may be voided) is announced with that
 status and **no amount**; a hit still ``hit`` / ``claimed`` is left for the award task (which enqueues the
 announcement again once it settles) and the sweep; a ``void`` hit is never announced. When an operator later
 decides ``pay``, the awards service publishes the ``handpay`` announcement.
@@ -93,10 +93,10 @@ class Signage:
     # ------------------------------------------------------------ hits
     def hit_message(self, uow: JackpotUnitOfWork, hit: Hit) -> dict[str, Any]:
         """The signage message of a settled hit: the amount only when it is paid or being paid (``awarded``,
-        ``handpay``), null in ``verification``."""
+        ``handpay``, ``at_machine``), null in ``verification``."""
         level = uow.levels.by_id(hit.level_id)
         machine = self.machines.assets(uow, [hit.machine_id])[hit.machine_id]
-        paying = hit.status in ("awarded", "handpay")
+        paying = hit.status in ("awarded", "handpay", "at_machine")
         return {"event": "hit", "hit": hit.id, "level": level.code, "name": level.name, "machine": machine,
                 "zone": hit.zone, "status": hit.status, "pay_method": hit.pay_method,
                 "amount": hit.amount_won if paying else None, "new_value": level_view(level)["value"],

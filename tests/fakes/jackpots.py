@@ -14,6 +14,8 @@ composition root builds, on these fakes.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import dataclasses
 from datetime import datetime
 from types import SimpleNamespace
@@ -25,6 +27,7 @@ from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.domain.pool import Pool
 from jackpot_controller.services.awards import AwardService
 from jackpot_controller.services.container import JackpotServices
+from jackpot_controller.services.machine_bonus import MachineBonuses
 from jackpot_controller.services.operator import LevelAdmin
 from jackpot_controller.services.reads import JackpotReads
 from jackpot_controller.services.sequencer import Sequencer
@@ -40,7 +43,11 @@ from tests.fakes.kernel import fake_context
 
 _HIT_DEFAULTS = {"announced": False, "entry_id": None, "wager_id": None, "player_id": None, "value_milli": 0,
                  "topup_won": 0, "pay_method": None, "claim_token": None, "claimed_at": None, "awarded_at": None,
-                 "paid_by": None, "award_entry_id": None, "note": ""}
+                 "paid_by": None, "award_entry_id": None, "note": "", "bonus_meter_before": None}
+
+
+# the columns (in order) of ``jackpot_controller.adapters.repo.LevelRepo.pending_wagers``' rows
+_WagerRow = namedtuple("_WagerRow", "id machine_id asset bank zone bet_won progressive game_number created_at")
 
 
 class StoreRefused(Exception):
@@ -114,8 +121,9 @@ class FakeLevels:
     def has_pending(self) -> bool:
         return bool(self._pending())
 
-    def pending_wagers(self, limit: int) -> list[SimpleNamespace]:
-        return [SimpleNamespace(**w) for w in self._pending()[:limit]]
+    def pending_wagers(self, limit: int) -> list[tuple]:
+        """As the store's rows: tuples in its column order that also have the columns as attributes."""
+        return [_WagerRow(**{f: w.get(f) for f in _WagerRow._fields}) for w in self._pending()[:limit]]
 
     def pending_count(self) -> int:
         return len(self._pending())
@@ -221,17 +229,21 @@ class FakeFloor:
         self.carded: dict[int, int] = {}
         self.key_shared: list[list[int]] = []
 
-    def add_machine(self, machine_id: int, asset: str, zone: str, bank: str = "") -> R.MachineRef:
+    def add_machine(self, machine_id: int, asset: str, zone: str, bank: str = "", *, bonus_on_machine: bool = False,
+                    denomination: int = 0) -> R.MachineRef:
+        """``bonus_on_machine``: a SAS machine (pays mystery awards itself, in credits of ``denomination``)."""
         self.zones.add(zone)
         self.machines[machine_id] = {"asset": asset, "zone": zone, "bank": bank, "status": "active",
-                                     "lock_reason": "", "jackpot_out": 0}
+                                     "lock_reason": "", "jackpot_out": 0, "bonus_on_machine": bonus_on_machine,
+                                     "denomination": denomination}
         return R.MachineRef(machine_id, asset, zone, bank)
 
     def state(self, machine_id: int) -> R.MachineState:
         m = self.machines.get(machine_id)
         if m is None:
             raise NotFound(f"machine id {machine_id} not found")
-        return R.MachineState(machine_id, m["asset"], m["zone"], m["bank"], m["status"], m["lock_reason"])
+        return R.MachineState(machine_id, m["asset"], m["zone"], m["bank"], m["status"], m["lock_reason"],
+                              m.get("bonus_on_machine", False), m.get("denomination", 0))
 
 
 class FakeMachines:
@@ -288,6 +300,12 @@ class FakeMachines:
     def assets(self, uow, machine_ids: Iterable[int]) -> dict[int, str]:
         return {i: uow.floor.state(i).asset for i in machine_ids}
 
+    def machine_id(self, uow, asset: str) -> int:
+        for i, m in uow.floor.machines.items():
+            if m["asset"] == asset:
+                return i
+        raise NotFound(f"machine {asset} not found", field="asset")
+
 
 class FakeCardedPlayers:
     def player_on(self, uow, machine_id: int) -> int | None:
@@ -326,4 +344,5 @@ def jackpot_services(ctx, settings: JackpotSettings) -> JackpotServices:
         admin=LevelAdmin(ctx, settings, machines=machines), reads=JackpotReads(ctx, machines=machines),
         tables=TableProgressives(ctx, wallet=FakeWallet(), signage=signage),
         sweeper=Sweeper(ctx, sequencer=sequencer, awards=awards, signage=signage),
+        bonuses=MachineBonuses(ctx, machines=machines),
     )

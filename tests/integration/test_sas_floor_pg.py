@@ -1,18 +1,26 @@
 """End to end on the real PostgreSQL: a SAS host over :class:`ServicesFloor` (the floor's real services) polls
 three emulated SAS machines on one pseudo-terminal daisy chain, with lost responses (machine 2) and corrupted
 CRCs (machine 3) injected. The machines take notes, play, print a ticket that machine 3 redeems (and machine 2
-is refused: already redeemed; an unknown number: not on file). At the end every won is accounted once: the
-floor's meters equal each emulator's, no meter mismatch was recorded, each note, game and ticket is one journal
-entry, the host's meters equal the emulators' and the ledger audit balances."""
+is refused: already redeemed; an unknown number: not on file); machine 2 hands a cancelled-credit handpay and
+machine 3 a jackpot handpay (a win at its jackpot limit) to the attendant's queue, reset by long poll 94 once
+paid; a mystery level of machine 1 hits and is paid ON the machine as a legacy bonus (8A, its ACK lost), confirmed
+by the bonus meter; its next hit is paid by the machine while the floor is unreachable and the host restarts (a
+new host over a new ServicesFloor confirms it from the bonus meter kept on the hit and sends nothing). At the end
+every won is accounted once: the floor's meters equal each emulator's, no meter
+mismatch was recorded, each note, game, ticket, handpay and award is one journal entry, the host's meters equal
+the emulators' and the ledger audit balances."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
 from sqlalchemy import func, select
 
 from jackpot_controller.adapters.tables import JackpotWager
+from jackpot_controller.domain.levels import LevelParams
+from jackpot_controller.services.levels import create_level
 from slotsys.app.wiring.sas import build_sas_floor
 from slotsys.floor.adapters.tables import GameRound
 from slotsys.floor.games import GAMES_DIR, load_game
@@ -55,13 +63,13 @@ def egm_meters(model: EgmModel) -> dict[str, int]:
             "games_played": g[METER.GAMES_PLAYED], "games_won": g[METER.GAMES_WON], "bills": g[METER.BILLS] * d,
             "ticket_in": g[METER.TICKET_IN_CENTS], "ticket_out": g[METER.TICKET_OUT_CENTS],
             "ticket_in_count": g[METER.TICKET_IN_COUNT], "ticket_out_count": g[METER.TICKET_OUT_COUNT],
-            "credits": model.credits * d}
+            "jackpot": g[METER.JACKPOT] * d, "credits": model.credits * d}
 
 
 @pytest.fixture
 def sas_floor(pg_app):
     svc = pg_app.extensions["slotsys"]
-    with svc.uow() as uow:  # a SAS bank of its own (no zone mystery level: no award lands beside the machine)
+    with svc.uow() as uow:  # a SAS bank of its own (its mystery level: a machine level of S001, made later)
         create_zone(uow, None, "SAS", "SAS zone")
         create_bank(uow, None, "S1", "Bank S1", "SAS", "N")
         for x, asset in enumerate(ASSETS.values()):
@@ -181,6 +189,82 @@ def test_sas_floor_on_the_real_services(sas_floor):
     time.sleep(0.6)
     wait(lambda: channel.by_asset["S003"].enrolled and channel.idle(), what="machine 3 after power cycle")
 
+    attendant = Principal("staff", "attendant", "attendant")
+    # machine 3 wins at its jackpot limit: a jackpot handpay; the win joins the attendant's queue, the attendant
+    # pays it from the cage, the host resets the machine (94) and the machine meters it as jackpot (0x02)
+    wait(lambda: channel.idle(), what="idle before the jackpot")
+    m3 = egms[3].model
+    with m3.lock:
+        assert m3.insert_bill(10_000)
+        notes[3] += (10_000,)
+        m3.cfg = dataclasses.replace(m3.cfg, jackpot_limit_credits=1)  # any win locks up in a handpay
+        while not m3.handpays and m3.play() is not None:
+            pass
+        (won,) = [hp.amount for hp in m3.handpays]
+        m3.cfg = dataclasses.replace(m3.cfg, jackpot_limit_credits=10_000_000)
+
+    def jackpot_queued():
+        q = svc.events.handpays(attendant, state="pending", before_id=None, limit=20).handpays
+        return [h for h in q if h.machine == "S003"]
+    wait(lambda: jackpot_queued(), what="jackpot handpay queued")
+    (jh,) = jackpot_queued()
+    assert (jh.source, jh.amount) == ("machine_jackpot", won)
+    svc.events.sign(attendant, jh.id, OnceKey(attendant.id, "sas-test-jackpot", fingerprint("sign", jh.id)))
+    wait(lambda: not m3.handpays and channel.idle() and not channel.by_asset["S003"].handpays_open,
+         what="jackpot handpay reset")
+    assert m3.meters[METER.JACKPOT] * 100 == won
+
+    # a mystery level of machine 1 (must hit by ₩10,300, 10% of each bet): its hit is paid on the machine as a
+    # legacy bonus; the machine's first 8A ACK is lost (the 9A meters confirm it, nothing is sent twice)
+    with svc.uow() as uow:
+        create_level(uow, code="SAS1", name="SAS mystery", rng=svc.ctx.rng,
+                     params=LevelParams("mystery", reset=10_000, ceiling=10_300, rate_ppm=100_000, scope="machine",
+                                        machine="S001"))
+        uow.commit()
+    m1 = egms[1].model
+    polls, paid = [], []
+    handle = egms[1].iface.handle
+
+    def spy(msg):
+        before = sum(m1.bonus_meters)
+        resp = handle(msg)
+        if msg.command == 0x8A and msg.crc_valid:
+            polls.append(msg)
+            if sum(m1.bonus_meters) > before:
+                paid.append((sum(m1.bonus_meters) - before) * 100)
+            if len(polls) == 1:
+                egms[1].faults.drop_next = 1  # this 8A's ACK never reaches the host
+        return resp
+
+    egms[1].iface.handle = spy
+    egms[1].faults.drop = 0.0  # (machine 1 has no random faults: only this one)
+
+    def sas1_hits():
+        """(id, status, amount won) of the SAS1 level's hits, newest first."""
+        with svc.uow(readonly=True) as uow:
+            return [(h.id, h.status, h.amount_won) for h in uow.levels.recent_hits(uow.levels.get("SAS1").id)]
+
+    with m1.lock:
+        assert m1.insert_bill(50_000)
+    notes[1] += (50_000,)
+    for _ in range(200):
+        if sas1_hits():
+            break
+        with m1.lock:
+            assert m1.play() is not None
+        time.sleep(0.05)
+        wait(lambda: channel.idle(), what="machine 1's games")
+    wait(lambda: sas1_hits(), what="the mystery hit")
+    hit_id, _, decided = sas1_hits()[-1]
+    # the award task's body (no Celery worker here): the award waits at the machine, nothing on its credits
+    assert svc.jackpots.awards.process(hit_id) == "at_machine"
+    wait(lambda: {h: st for h, st, _ in sas1_hits()}[hit_id] == "awarded" and channel.idle(), what="bonus paid")
+    award = {h: won for h, _, won in sas1_hits()}[hit_id]  # whole credits of ₩100 (the rest to adjustments)
+    assert award == decided - decided % 100
+    assert paid == [award] and len(polls) >= 2  # paid once; the lost ACK's poll was repeated by the link
+    assert sum(m1.bonus_meters) * 100 == award
+    assert svc.jackpots.awards.process(hit_id) is None  # a duplicated award task pays nothing
+
     # more play, then a full reconciliation of every machine
     for _ in range(3):
         for e in egms.values():
@@ -198,7 +282,8 @@ def test_sas_floor_on_the_real_services(sas_floor):
         for addr, asset in ASSETS.items():
             m = uow.machines.get(asset)
             mine = egm_meters(egms[addr].model)
-            assert floor_meters(m, uow.machines.credits(asset).total) == mine, asset
+            handpaid = uow.floor_events.paid_total(m.id, "machine_jackpot")
+            assert floor_meters(m, uow.machines.credits(asset).total, handpaid) == mine, asset
             for kind in ("meter_mismatch", "game_report_refused", "game_number_skipped"):
                 assert uow.machine_events.for_machine(m.id, kind=kind, limit=5) == [], (asset, kind)
             # every game's bet joined the jackpot controller's wager queue (the floor-wide levels' contributions)
@@ -222,6 +307,15 @@ def test_sas_floor_on_the_real_services(sas_floor):
             JournalEntryRow.kind == "tito.redeem",
             JournalEntryRow.refs["validation_number"].as_string() == ticket.validation_number))
         assert (issued, redeemed) == (1, 1)
+        # the jackpot handpay: one cash payment from the cage; the mystery award: one credit when the machine
+        # confirmed it (and the fraction of a credit, if any, one entry to the level's adjustments)
+        assert _count(uow, "machine.jackpot_handpay", "S003") == 1
+        awards = uow.session.scalars(select(JournalEntryRow).where(
+            JournalEntryRow.kind == "jackpot.award", JournalEntryRow.refs["hit"].as_integer() == hit_id)).all()
+        assert len(awards) == 1 and awards[0].refs["paid_on"] == "on_machine"
+        hit = uow.levels.hit(hit_id)
+        assert (hit.status, hit.pay_method, hit.amount_won, hit.bonus_meter_before) == (
+            "awarded", "on_machine", award, 0)
     audit = svc.audit.report()
     assert audit["balanced"], audit
     # the faults happened and were survived
@@ -236,3 +330,54 @@ def test_sas_floor_on_the_real_services(sas_floor):
         assert {"power_off", "power_on"} <= kinds, kinds
         kinds = {e.kind for e in uow.machine_events.for_machine(uow.machines.get("S002").id, limit=200)}
         assert {"handpay_pending", "handpay_reset"} <= kinds, kinds
+
+    # the host restarts while a bonus is on its way: the machine pays the next SAS1 hit, but the floor never hears
+    # (its port is down); a new host over a new ServicesFloor finds the award on the machine's bonus meter (the
+    # meter kept on the hit before the first 8A) and sends nothing: paid once
+    down = []
+
+    def unreachable(result):
+        down.append(result)
+        raise ConnectionError("the floor is down")
+
+    floor.bonus_result = unreachable
+    with m1.lock:
+        assert m1.insert_bill(50_000)
+    for _ in range(200):
+        if len(sas1_hits()) > 1:
+            break
+        with m1.lock:
+            assert m1.play() is not None
+        time.sleep(0.05)
+        wait(lambda: channel.idle(), what="machine 1's games")
+    second, _, _ = sas1_hits()[0]
+    assert second != hit_id and svc.jackpots.awards.process(second) == "at_machine"
+    wait(lambda: down, what="the second bonus paid on the machine")
+    host.stop()
+    polled, paid_before = len(polls), list(paid)
+    assert len(paid_before) == 2
+    floor2 = build_sas_floor(svc)
+    channel2 = SasChannel("pty", channel.link, [MachineSpec(a, asset, 2000 + a) for a, asset in ASSETS.items()],
+                          floor2, timings=TIMINGS, reconcile_every_s=0)
+    host2 = SasHost([channel2])
+    host2.start()
+    try:
+        wait(lambda: {h: st for h, st, _ in sas1_hits()}[second] == "awarded" and channel2.idle()
+             and all(s.enrolled for s in channel2.sessions), what="the second bonus confirmed by the new host")
+        assert len(polls) == polled and paid == paid_before  # not one 8A from the new host
+        award2 = {h: won for h, _, won in sas1_hits()}[second]
+        assert paid_before[1] == award2 and sum(m1.bonus_meters) * 100 == award + award2
+        host2.reconcile_all("after restart")
+        time.sleep(0.3)
+        wait(lambda: channel2.idle() and not any(s.jobs or s.pending_calls for s in channel2.sessions),
+             what="reconciliation after the restart")
+        assert floor2.refused == [], floor2.refused
+        with svc.uow(readonly=True) as uow:
+            m = uow.machines.get("S001")
+            assert floor_meters(m, uow.machines.credits("S001").total) == egm_meters(m1)
+            assert uow.machine_events.for_machine(m.id, kind="meter_mismatch", limit=5) == []
+            assert uow.session.scalar(select(func.count()).select_from(JournalEntryRow).where(
+                JournalEntryRow.kind == "jackpot.award", JournalEntryRow.refs["hit"].as_integer() == second)) == 1
+        assert svc.audit.report()["balanced"]
+    finally:
+        host2.stop()

@@ -34,9 +34,18 @@ def test_the_floors_meters_under_the_sas_names():
     m = SimpleNamespace(coin_in=5_000, coin_out=4_200, handpay_out=0, games_played=9, games_won=3, bills_in=15_000,
                         tickets_in=2_000, tickets_out=7_000, tickets_in_count=1, tickets_out_count=2)
     assert floor_meters(m, 5_800) == {
-        "coin_in": 5_000, "paytable_win": 4_200, "handpaid_cancelled": 0, "games_played": 9, "games_won": 3,
-        "bills": 15_000, "ticket_in": 2_000, "ticket_out": 7_000, "ticket_in_count": 1, "ticket_out_count": 2,
-        "credits": 5_800}
+        "coin_in": 5_000, "paytable_win": 4_200, "jackpot": 0, "handpaid_cancelled": 0, "games_played": 9,
+        "games_won": 3, "bills": 15_000, "ticket_in": 2_000, "ticket_out": 7_000, "ticket_in_count": 1,
+        "ticket_out_count": 2, "credits": 5_800}
+    # ₩1,000 of the coin-out were a jackpot handpay the attendant paid: the machine meters it as jackpot (0x02)
+    hand = floor_meters(m, 5_800, 1_000)
+    assert (hand["paytable_win"], hand["jackpot"]) == (3_200, 1_000)
+
+
+def test_a_reported_games_coin_out_is_the_paytable_win_and_the_hand_paid_jackpots():
+    assert machine_meters({"coin_in": 10, "paytable_win": 4, "jackpot": 3, "games_played": 2}) == {
+        "coin_in": 10, "coin_out": 7, "games_played": 2}
+    assert machine_meters({"coin_in": 10, "paytable_win": 4}) == {"coin_in": 10, "coin_out": 4}
 
 
 def test_titos_refusals_are_the_long_poll_71_codes():

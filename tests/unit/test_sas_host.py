@@ -1,6 +1,7 @@
 """The SAS host on one pty machine: bad input is logged and counted, moves no money and the channel keeps
 running (unknown exception code, a meter going backwards, garbage on the line, a wrong ROM signature); a
-jackpot handpay goes through the floor's handpay queue and the remote reset (94)."""
+jackpot handpay goes through the floor's handpay queue and the remote reset (94), also when the host restarts
+while it is pending (the new host reads 1B at enrolment)."""
 
 from __future__ import annotations
 
@@ -71,9 +72,10 @@ def test_unknown_exception_and_meter_going_backwards_counted(one):
         egm.model.meters[METER.COIN_IN] -= 1  # a meter going backwards
         egm.model.meters[METER.GAMES_PLAYED] += 1
         egm.model.queue.push(0x7F, time.monotonic())
-    wait(lambda: ch.counters.meter_regressions >= 1, what="regression")
+    # (the counter moves just before the event reaches the port: wait for both)
+    wait(lambda: ch.counters.meter_regressions >= 1 and any(e.kind == "meter_decreased" for e in floor.events),
+         what="regression")
     assert len(floor.games) == games  # no game derived from it, no money moved
-    assert any(e.kind == "meter_decreased" for e in floor.events)
     ch.link.send(b"\x13\x37", wakeup=False)  # garbage on the line: the channel keeps polling
     polls = ch.totals().general_polls
     wait(lambda: ch.totals().general_polls > polls + 5, what="still polling")
@@ -103,3 +105,27 @@ def test_signature_mismatch_disables_the_machine(one):
     wait(lambda: not egm.model.enabled, what="disabled")
     assert floor.signatures and not floor.signatures[-1].ok
     assert any(e.kind == "software_signature_mismatch" for e in floor.events)
+
+
+def test_a_jackpot_handpay_pending_across_a_host_restart_is_reset_once_paid(one):
+    floor, egm, ch = one
+    with egm.model.lock:
+        egm.model.insert_bill(50_000)
+    while True:
+        with egm.model.lock:
+            if egm.model.handpays or egm.model.play() is None:
+                break
+    wait(lambda: floor.handpays and ch.idle(), what="handpay pending")
+    (key,) = floor.handpays
+    ch.stop.set()  # the host goes away (its thread ends at the next slot)
+    time.sleep(0.3)
+    floor.pay_handpay(key)  # paid while no host runs
+    ch2 = SasChannel("A2", ch.link, [MachineSpec(1, "A1", 1001)], floor, timings=TIMINGS, reconcile_every_s=0)
+    host2 = SasHost([ch2])
+    host2.start()
+    try:
+        wait(lambda: floor.handpays[key]["status"] == "reset" and not egm.model.handpays, what="reset by the new host")
+        assert list(floor.handpays) == [key]  # found again under the same key, not queued twice
+        assert floor.machines["A1"].accounted["jackpot"] == egm.model.meters[METER.JACKPOT] * 100
+    finally:
+        host2.stop()

@@ -143,7 +143,10 @@ def test_a_machine_with_lifetime_meters_is_numbered_and_reconciled_from_its_base
         assert uow.machines.get("M005").sas_meter_base == base
 
 
-def test_handpays_reach_the_attendants_queue_only_for_cancelled_credits(sas):
+def test_jackpot_and_cancelled_credit_handpays_reach_the_attendants_queue_once_and_are_paid_there(sas):
+    from slotsys.kernel import accounts
+    from slotsys.kernel.idempotency import OnceKey, fingerprint
+
     svc, floor = sas
     prepare_sas_machines(svc, ["M007"])
     assert floor.enrol(identity("M007"), meters("M007")).accepted
@@ -154,22 +157,105 @@ def test_handpays_reach_the_attendants_queue_only_for_cancelled_credits(sas):
         return [h for h in svc.events.handpays(attendant, state="pending", before_id=None, limit=50).handpays
                 if h.machine == "M007"]
 
-    # the host's generic event of exception 0x51, and a jackpot handpay: recorded, nothing queued
+    def balances():
+        with svc.uow(readonly=True) as uow:
+            return (uow.ledger.balance(accounts.cage_bank("MAIN")), uow.ledger.balance(accounts.machine_hold("M007")),
+                    uow.machines.get("M007").coin_out)
+
+    # the host's generic event of exception 0x51: recorded, nothing queued (the handpay calls queue)
     floor.record_event(MachineEvent("M007", "M007:event:1", "handpay_pending", 0x51))
-    floor.handpay_pending(HandpayPending("M007", "M007:handpay:0:0:3000000", 3_000_000, "jackpot", 0x40))
     assert queued() == []
-    floor.handpay_pending(HandpayPending("M007", "M007:handpay:0:0:50000", 50_000, "cancelled_credits", 0x80))
+    # a jackpot handpay (a game win at or above the machine's jackpot limit): its win joins the queue, once
+    jackpot = HandpayPending("M007", "M007:handpay:0:0:1200000", 1_200_000, "jackpot", 0x40)
+    floor.handpay_pending(jackpot)
+    floor.handpay_pending(jackpot)  # the host's call repeated after a lost answer
+    (j,) = queued()
+    assert (j.source, j.amount, j.signers_needed) == ("machine_jackpot", 1_200_000, 1)
+    before = balances()
+    svc.events.sign(attendant, j.id, OnceKey(attendant.id, "hp-j", fingerprint("sign", j.id)))
+    cage, hold, coin_out = balances()
+    # paid in cash from the cage as the machine's game win (its coin-out: the day's hold stays coin-in − coin-out)
+    assert (before[0] - cage, before[1] - hold, coin_out - before[2]) == (1_200_000, 1_200_000, 1_200_000)
+    assert floor.handpays_paid("M007") == [jackpot.key]
+    floor.handpay_reset(HandpayReset("M007", jackpot.key, 1_200_000, "jackpot", True))
+    assert floor.handpays_paid("M007") == []
+    # the machine meters the paid win on its jackpot meter, not its paytable win: its meters agree with the floor's
+    with svc.uow(readonly=True) as uow:
+        m = uow.machines.get("M007")
+        after_reset = {"coin_in": m.coin_in, "paytable_win": m.coin_out - 1_200_000, "jackpot": 1_200_000,
+                       "games_played": m.games_played, "credits": 50_000}
+    assert floor.reconcile_meters(MeterReport("M007", "M007:meters:0:r", "reconcile", after_reset)) == []
+
+    floor.handpay_pending(HandpayPending("M007", "M007:handpay:1200000:0:50000", 50_000, "cancelled_credits", 0x80))
     (h,) = queued()
     assert (h.source, h.amount) == ("cancelled_credit", 50_000)
     assert floor.handpays_paid("M007") == []
-    from slotsys.kernel.idempotency import OnceKey, fingerprint
-
     svc.events.sign(attendant, h.id, OnceKey(attendant.id, "hp", fingerprint("sign", h.id)))
-    assert floor.handpays_paid("M007") == ["M007:handpay:0:0:50000"]
-    floor.handpay_reset(HandpayReset("M007", "M007:handpay:0:0:50000", 50_000, "cancelled_credits", True))
+    assert floor.handpays_paid("M007") == ["M007:handpay:1200000:0:50000"]
+    floor.handpay_reset(HandpayReset("M007", "M007:handpay:1200000:0:50000", 50_000, "cancelled_credits", True))
     assert floor.handpays_paid("M007") == []
     with svc.uow(readonly=True) as uow:
         m = uow.machines.get("M007")
         assert uow.machines.credits("M007").total == 0 and m.handpay_out == 50_000
         kinds = [e.kind for e in uow.machine_events.for_machine(m.id, limit=20)]
-    assert kinds.count("handpay_pending") == 2 and "handpay_reset" in kinds  # the jackpot's and the credits'
+    # the jackpot's and the credits' (the generic 0x51 event is left to the handpay calls)
+    assert kinds.count("handpay_pending") == 2 and kinds.count("handpay_reset") == 2
+    assert svc.audit.report()["balanced"]
+
+
+def test_a_mystery_award_on_a_sas_machine_is_a_legacy_bonus_settled_once_by_its_bonus_meter(sas):
+    """SQLite folds in the spin: the machine-reported game that crosses the trigger leaves the award at_machine;
+    the port hands it out as a legacy bonus, keeps the bonus meter from before its first send (a restarted host
+    gets it back) and credits it once when the machine's bonus meter shows it."""
+    from jackpot_controller.domain.levels import LevelParams
+    from jackpot_controller.services.levels import create_level
+    from slotsys.kernel import accounts
+    from slotsys.sas.services.floor_port import BonusResult, BonusSending, LegacyBonusAward
+
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M001"])
+    assert floor.enrol(identity("M001"), meters("M001")).accepted
+    with svc.uow() as uow:
+        create_level(uow, code="SASM", name="SAS mystery", rng=svc.ctx.rng,
+                     params=LevelParams("mystery", reset=10_000, ceiling=10_300, rate_ppm=100_000, scope="machine",
+                                        machine="M001"))
+        uow.commit()
+    floor.bill_in(BillIn("M001", "M001:bills:500", 50_000, -1, 0))
+
+    def bonuses():
+        return [i for i in floor.instructions("M001") if isinstance(i, LegacyBonusAward)]
+
+    coin_in = 0
+    for n in range(1, 60):
+        if bonuses():
+            break
+        coin_in += 1_000
+        floor.record_game(GamePlayed("M001", f"M001:game:{n}", n, 1, 1_000, 0, 0,
+                                     {"coin_in": coin_in, "paytable_win": 0, "games_played": n, "games_won": 0}))
+    assert floor.refused == []
+    (bonus,) = bonuses()
+    assert bonus.instruction_id.startswith("jackpot-hit-") and bonus.meter_before_won is None
+    assert bonus.amount_won % 100 == 0 and 10_000 <= bonus.amount_won <= 10_300
+    operator = Principal("staff", "operator", "operator")
+    svc.floor_admin.disable(operator, "M001", "door investigation")
+    assert bonuses() == []  # a machine the floor disables is paid nothing meanwhile
+    svc.floor_admin.enable(operator, "M001", "cleared")
+    assert bonuses() == [bonus]
+
+    def credits() -> int:
+        with svc.uow(readonly=True) as uow:
+            return uow.machines.credits("M001").total
+
+    held = credits()  # the award is not on the floor's credits while it waits at the machine
+    assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 7_000)) == 7_000
+    assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 9_900)) == 7_000  # the first one kept
+    assert bonuses()[0].meter_before_won == 7_000  # what a restarted host is given
+    assert floor.bonus_sending(BonusSending("M001", "bonus-elsewhere", 0)) is None
+    paid = BonusResult("M001", bonus.instruction_id, "paid", bonus.amount_won)
+    floor.bonus_result(paid)
+    floor.bonus_result(paid)  # repeated after a lost answer
+    assert credits() == held + bonus.amount_won and bonuses() == []
+    with svc.uow(readonly=True) as uow:
+        assert uow.ledger.balance(accounts.jackpot_payable("SASM")) == 0
+    assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 0)) is None  # settled: never sent again
+    assert svc.audit.report()["balanced"]

@@ -76,7 +76,7 @@ _drawers = table("drawer_sessions", column("id", Integer), column("cage", String
                  column("closed_at", TZDateTime), column("counted_cash", _BIG))
 
 # jackpot_controller.adapters.repo.UNPAID: the hit states whose award is still owed (``jackpot:<L>:payable``)
-UNPAID_HIT_STATES = ("hit", "claimed", "handpay", "verification")
+UNPAID_HIT_STATES = ("hit", "claimed", "handpay", "verification", "at_machine")
 # tito.domain.tickets.OUTSTANDING_STATES are those without a redemption or void time: read by the times instead
 _DRAWER_OPEN_CLOSE = ("cage.drawer_open", "cage.drawer_close")
 

@@ -17,6 +17,7 @@ from jackpot_controller.adapters.lease import AdvisoryLease
 from jackpot_controller.domain.records import MachineState
 from jackpot_controller.services.awards import AwardService
 from jackpot_controller.services.container import JackpotServices
+from jackpot_controller.services.machine_bonus import MachineBonuses
 from jackpot_controller.services.operator import LevelAdmin
 from jackpot_controller.services.reads import JackpotReads
 from jackpot_controller.services.sequencer import Sequencer
@@ -33,9 +34,16 @@ from slotsys.kernel.errors import NotFound
 from slotsys.players.services.wallet import WalletService
 
 
+def pays_bonus_on_machine(m: Machine) -> bool:
+    """Whether the machine pays a mystery award itself: a SAS machine (it decides its own games and a SAS host
+    has enrolled it: ``sas_meter_base`` recorded), whose credit meter only the machine moves (a legacy bonus)."""
+    return m.outcome_source == "machine" and m.sas_meter_base is not None
+
+
 def _state(m: Machine) -> MachineState:
     return MachineState(id=m.id, asset=m.asset_number, zone=m.zone, bank=m.bank or "", status=m.status,
-                        lock_reason=m.lock_reason or "")
+                        lock_reason=m.lock_reason or "", bonus_on_machine=pays_bonus_on_machine(m),
+                        denomination=m.denomination)
 
 
 class FloorMachines:
@@ -111,6 +119,12 @@ class FloorMachines:
     def asset_exists(self, uow, asset: str) -> bool:
         return uow.session.scalar(select(Machine.id).where(Machine.asset_number == asset).limit(1)) is not None
 
+    def machine_id(self, uow, asset: str) -> int:
+        found = uow.session.scalar(select(Machine.id).where(Machine.asset_number == asset))
+        if found is None:
+            raise NotFound(f"machine {asset} not found", field="asset")
+        return found
+
     def assets(self, uow, machine_ids: Iterable[int]) -> dict[int, str]:
         ids = sorted(set(machine_ids))
         if not ids:
@@ -152,5 +166,6 @@ def build_jackpot_services(ctx: ServiceContext, *, engine, publish, settings: Ja
         admin=LevelAdmin(ctx, settings, machines=machines), reads=JackpotReads(ctx, machines=machines),
         tables=TableProgressives(ctx, wallet=Wallets(), signage=signage),
         sweeper=Sweeper(ctx, sequencer=sequencer, awards=awards, signage=signage),
+        bonuses=MachineBonuses(ctx, machines=machines),
     )
     return services

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, select, update
+from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, func, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
@@ -59,7 +59,7 @@ class HandpayRow(Base):
     __tablename__ = "handpays"
     id: Mapped[int] = mapped_column(ID, primary_key=True)
     machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id"))
-    source: Mapped[str] = mapped_column(String(16))  # jackpot | cancelled_credit
+    source: Mapped[str] = mapped_column(String(16))  # jackpot | cancelled_credit | machine_jackpot
     hit_id: Mapped[int | None] = mapped_column(ID, nullable=True, unique=True)
     amount: Mapped[int] = mapped_column(BigInteger)  # won
     state: Mapped[str] = mapped_column(String(10), default="pending")  # pending | paid | cancelled
@@ -167,6 +167,11 @@ class FloorEventsRepo:
 
     def handpay_for_hit(self, hit_id: int) -> HandpayRow | None:
         return self.s.scalar(select(HandpayRow).where(HandpayRow.hit_id == hit_id))
+
+    def paid_total(self, machine_id: int, source: str) -> int:
+        """Won of the machine's handpays of ``source`` paid so far."""
+        return int(self.s.scalar(select(func.coalesce(func.sum(HandpayRow.amount), 0)).where(
+            HandpayRow.machine_id == machine_id, HandpayRow.source == source, HandpayRow.state == "paid")) or 0)
 
     def pending_handpay(self, machine_id: int, source: str) -> HandpayRow | None:
         return self.s.scalar(select(HandpayRow).where(HandpayRow.machine_id == machine_id, HandpayRow.source == source,

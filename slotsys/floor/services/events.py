@@ -15,7 +15,8 @@
 * Alerts: :meth:`alerts`, :meth:`transition` (``slotsys.floor.domain.alerts``: open → acknowledged → dispatched →
   resolved; 409 for anything else; the alert row is locked, so of two concurrent acknowledgements one wins).
 * Handpays: :meth:`handpays` (the queue: jackpot handpays waiting for payment, cancelled-credit handpays of a
-  cash-out above the ticket limit, handpays a machine reported) and :meth:`sign` (the paying attendant signs;
+  cash-out above the ticket limit, handpays a machine reported, a SAS machine's jackpot win:
+  :meth:`machine_jackpot_handpay`) and :meth:`sign` (the paying attendant signs;
   at or above ``SLOTSYS_HANDPAY_TWO_PERSON_WON`` a different supervisor/admin signs second; the handpay is
   paid when the last needed signature is given, exactly once per Idempotency-Key).
 
@@ -37,7 +38,8 @@ from pydantic import BaseModel
 from slotsys.floor.domain import alerts as A
 from slotsys.floor.domain import machine_events as V
 from slotsys.kernel.errors import Conflict, NotFound, ValidationFailed
-from slotsys.kernel import audit_log
+from slotsys.kernel import accounts, audit_log
+from slotsys.kernel import ledger as L
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from slotsys.floor.services.event_log import announce_alert, open_alert, record_event
@@ -126,7 +128,8 @@ class EventBatch(BaseModel):
 
 
 class HandpayView(BaseModel):
-    """A handpay of the queue: ``source`` jackpot | cancelled_credit, ``amount`` won, ``state`` pending | paid |
+    """A handpay of the queue: ``source`` jackpot (a mystery award) | cancelled_credit | machine_jackpot (a SAS
+    machine's own game win at or above its jackpot limit), ``amount`` won, ``state`` pending | paid |
     cancelled, the signatures needed (1, or 2 at or above the two-person amount) and given, ``payout`` (the
     jackpot payment or the handpay receipt; why it was closed when cancelled)."""
 
@@ -377,6 +380,33 @@ class FloorEventsService:
             self._open_alert(uow, m, kind, row, now, detail={"event": kind.kind, "amount": amount})
             uow.commit()
 
+    def machine_jackpot_handpay(self, asset: str, amount: int, detail: dict[str, Any], key: OnceKey) -> Once[HandpayView]:
+        """A machine that decides its own games (a SAS machine) locked up in a jackpot handpay: a game win of
+        ``amount`` won (> 0) at or above its jackpot limit, never on its credit meter. The win joins the handpay
+        queue (source ``machine_jackpot``) with a ``handpay_pending`` event (source ``sas``, ``detail`` kept) and
+        its alert, exactly once per ``key``; signed in the queue (:meth:`sign`), it is paid in cash from the cage
+        as the machine's game win: ``Dr machine:<asset>:hold / Cr cage:MAIN:drawer`` (kind
+        ``machine.jackpot_handpay``), the machine's coin-out meter grows by it (coin-out is every game win, the
+        hold coin-in − coin-out) and so does the coin-out of its last reported meters (a ``handpay`` meter report:
+        the machine reports the hand-paid win on its own jackpot meter). Returns the queued handpay.
+        Errors: ``ValidationFailed`` (``amount``), ``NotFound`` (``asset``)."""
+        if amount <= 0:
+            raise ValidationFailed("a jackpot handpay is more than ₩0", field="amount")
+
+        def fn(uow) -> HandpayView:
+            now = self.ctx.clock.now()
+            m = uow.machines.get(asset, for_update=True)
+            kind = V.BY_KIND["handpay_pending"]
+            row = record_event(uow, m.id, kind.kind, source="sas", sas_code=kind.sas_code,
+                               detail={**detail, "amount": amount, "handpay": "jackpot"})
+            h = uow.floor_events.add_handpay(machine_id=m.id, source="machine_jackpot", amount=amount,
+                                             state="pending", created_at=now, payout={"event": row.id})
+            self._open_alert(uow, m, kind, row, now, detail={"event": kind.kind, "amount": amount,
+                                                             "handpay": "jackpot"})
+            return handpay_view(h, asset, self.settings.handpay_two_person_won)
+
+        return run_once(self.ctx, key, fn, result=HandpayView)
+
     # ------------------------------------------------------------------ heartbeat
     def heard(self, asset: str) -> None:
         """An authenticated request of machine ``asset``: mark it heard, at most once per
@@ -597,6 +627,21 @@ class FloorEventsService:
     def _pay(self, uow, h, asset: str) -> dict:
         if h.source == "jackpot":
             return {"jackpot": self.jackpots.pay_handpay(uow, h.hit_id, h.signer1)}
+        if h.source == "machine_jackpot":  # the machine's own game win, paid in cash (never on its credit meter)
+            m = uow.machines.get(asset, for_update=True)
+            entry = L.EntryBuilder("machine.jackpot_handpay", f"jackpot handpay at {asset}").add(
+                debit=accounts.machine_hold(asset), credit=accounts.cage_bank(accounts.MAIN_CAGE), amount=h.amount,
+                memo="jackpot handpay")
+            entry_id = uow.ledger.post(entry.build({"machine": asset, "handpay": h.id, "attendant": h.signer1}))
+            uow.machines.add_meters(m, coin_out=h.amount)  # a game win: the day's hold = coin-in − coin-out
+            last = uow.meter_reports.latest(m.id)
+            if last is not None:  # the machine's coin-out as the floor expects it next includes the paid win, so
+                # meters derived from the next report (several games) never count it as a game win again
+                uow.meter_reports.add(m.id, source="handpay", game_number=last.game_number,
+                                      meters={"coin_in": last.coin_in, "coin_out": (last.coin_out or 0) + h.amount,
+                                              "games_played": last.games_played, "jackpot": last.jackpot,
+                                              "games_won": last.games_won})
+            return {**(h.payout or {}), "entry": entry_id, "paid_by": h.signer1}
         m = uow.machines.get(asset, for_update=True)
         credits = uow.machines.credits(asset)
         if credits.cashable + credits.nonrestricted != h.amount:  # the signers signed for this amount

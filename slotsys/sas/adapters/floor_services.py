@@ -25,10 +25,14 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
 * ``authorize_ticket`` / ``ticket_redeemed`` — TITO's two-phase ticket-in (:class:`TicketInService`
   ``authorize`` → ``commit`` or ``reject``); refusals map to the long poll 71 codes (:data:`REDEEM_CODES`).
 * ``handpay_pending`` (cancelled credits) — a ``handpay_pending`` event (:meth:`FloorEventsService.report`):
-  the machine's cashable credits join the attendant's handpay queue; ``handpays_paid`` — the host keys of those
-  the attendant paid (signed: the handpay receipt pays the credits); ``handpay_reset`` — a ``handpay_reset``
-  event. A *jackpot* handpay (a game win at or above the machine's jackpot limit) is recorded as an event with
-  its alert only: the floor has no use case paying a machine-decided game win by hand (see ``NOT_ACCOUNTED``).
+  the machine's cashable credits join the attendant's handpay queue; a *jackpot* handpay (a game win at or above
+  the machine's jackpot limit, never on its credit meter) — :meth:`FloorEventsService.machine_jackpot_handpay`:
+  the win joins the queue (source ``machine_jackpot``), with its event and alert, once per host key; signed, it
+  is paid in cash from the cage as the machine's game win (``Dr machine:<a>:hold / Cr cage:MAIN:drawer``, the
+  floor's coin-out). ``handpays_paid`` — the host keys of those the attendant paid (the host then resets the
+  machine with long poll 94); ``handpay_reset`` — a ``handpay_reset`` event. The machine meters a hand-paid win
+  on its jackpot meter (0x02), not its paytable-win meter: the floor's coin-out is compared with (and a reported
+  game's coin-out given as) the machine's paytable win + jackpot (:func:`machine_meters`, :func:`floor_meters`).
 * ``record_event`` — the floor's event log and alerts (``handpay_pending`` / ``handpay_reset`` excepted: the
   handpay calls above record them): machine-reportable kinds through
   :meth:`FloorEventsService.report`; the system's own (``comms_lost``, ``comms_restored``, ``meter_mismatch``)
@@ -38,9 +42,13 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
 * ``reconcile_meters`` — the machine's meters against the floor's (coin-in, coin-out, games, bills, tickets,
   credits); a difference is ONE ``meter_mismatch`` event (both figures), never a correction.
 * ``instructions`` — enable / disable as the floor's machine status says (disabled, locked, verification and
-  retired machines are disabled). The jackpot controller pays mystery awards onto the machine's credits on the
-  ledger itself and exposes no pending legacy-bonus awards, so no :class:`LegacyBonusAward` (nor AFT) is ever
-  issued; ``bonus_result`` / ``aft_result`` only log.
+  retired machines are disabled), and the oldest mystery award waiting ``at_machine`` for this machine
+  (:class:`jackpot_controller.services.machine_bonus.MachineBonuses`: the jackpot controller leaves a SAS
+  machine's award there, owed on ``jackpot:<L>:payable``) as a :class:`LegacyBonusAward` (instruction id
+  ``jackpot-hit-<hit id>``, with the bonus meter kept from before its first send), one at a time;
+  ``bonus_sending`` keeps that meter on the hit; ``bonus_result`` ``paid`` credits the award on the ledger
+  (``Dr jackpot:<L>:payable / Cr machine:<a>:credits``: the machine's credit meter already holds it), once;
+  ``refused`` makes it a handpay for the attendant's queue. No AFT is issued (``aft_result`` only logs).
 
 Order: SAS reports priority exceptions (a ticket printed or redeemed, a handpay) before older queued ones, so a
 game or a ticket out may reach the floor before the note or ticket in that paid for it. A game or ticket out
@@ -65,6 +73,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from jackpot_controller.services.machine_bonus import MachineBonuses
+
 from slotsys.floor.domain import machine_events as V
 from slotsys.floor.domain.machine_reports import GameReport
 from slotsys.floor.services.event_log import record_system_event
@@ -78,8 +88,9 @@ from slotsys.kernel.idempotency import OnceKey, fingerprint, run_once
 from slotsys.sas.domain.codes import RedeemCode
 from slotsys.sas.domain.egm import program_signature
 from slotsys.sas.services.floor_port import (
-    AftResult, BillIn, BonusResult, Enrolment, GamePlayed, HandpayPending, HandpayReset, Instruction,
-    InstructionDone, MachineEvent, MachineIdentity, MeterMismatch, MeterReport, SetEnabled, SignatureCheck,
+    AftResult, BillIn, BonusResult, BonusSending, Enrolment, GamePlayed, HandpayPending, HandpayReset, Instruction,
+    InstructionDone, LegacyBonusAward, MachineEvent, MachineIdentity, MeterMismatch, MeterReport, SetEnabled,
+    SignatureCheck,
     SystemValidationRequest, TicketAuthorize, TicketDecision, TicketIssued, TicketRedeemed,
 )
 from tito.domain.validation import SystemValidation
@@ -107,13 +118,13 @@ REDEEM_CODES: dict[str, int] = {
 _HANDPAY_KINDS = frozenset({"handpay_pending", "handpay_reset"})
 # floor machine states in which the SAS machine is disabled (long poll 01)
 DISABLED_STATES = frozenset({"disabled", "locked", "verification", "retired"})
-NOT_ACCOUNTED = ("a jackpot handpay's win (no floor use case pays a machine-decided win by hand)",
-                 "legacy bonus awards and AFT (the floor exposes none to the host)")
+NOT_ACCOUNTED = ("AFT (the floor requests no transfer)",)
+BONUS_PREFIX = "jackpot-hit-"  # the instruction id of a mystery award paid as a legacy bonus: this + the hit id
 
 
 # the meters a SAS machine is reconciled on relative to its baseline (SAS names; ``credits`` is money: absolute)
 BASE_METERS = ("coin_in", "paytable_win", "handpaid_cancelled", "games_played", "games_won", "bills", "ticket_in",
-               "ticket_out", "ticket_in_count", "ticket_out_count")
+               "ticket_out", "ticket_in_count", "ticket_out_count", "jackpot")
 
 
 def on_floor(base: Mapping[str, Any] | None, meters: Mapping[str, int]) -> dict[str, int]:
@@ -151,12 +162,14 @@ def split_notes(amount_won: int) -> list[int] | None:
     return out if rest == 0 and out else None
 
 
-def floor_meters(m: Any, credits_won: int) -> dict[str, int]:
+def floor_meters(m: Any, credits_won: int, handpaid_jackpots_won: int = 0) -> dict[str, int]:
     """The floor's meters of machine ``m`` (won; counts) under the SAS names of :data:`METER_NAMES`:
-    ``coin_in``, ``paytable_win`` (the floor's coin-out: wins on the credit meter), ``handpaid_cancelled`` (the
-    handpay receipts: cancelled credits paid by an attendant), ``games_played``,
+    ``coin_in``, ``paytable_win`` (the floor's coin-out less ``handpaid_jackpots_won``: wins on the credit meter),
+    ``jackpot`` (``handpaid_jackpots_won``: the machine's jackpot handpays the attendant paid, SAS meter 0x02),
+    ``handpaid_cancelled`` (the handpay receipts: cancelled credits paid by an attendant), ``games_played``,
     ``games_won``, ``bills``, ``ticket_in`` / ``ticket_out`` and their counts, ``credits`` (all three meters)."""
-    return {"coin_in": m.coin_in, "paytable_win": m.coin_out, "handpaid_cancelled": m.handpay_out,
+    return {"coin_in": m.coin_in, "paytable_win": m.coin_out - handpaid_jackpots_won,
+            "jackpot": handpaid_jackpots_won, "handpaid_cancelled": m.handpay_out,
             "games_played": m.games_played,
             "games_won": m.games_won, "bills": m.bills_in, "ticket_in": m.tickets_in, "ticket_out": m.tickets_out,
             "ticket_in_count": m.tickets_in_count, "ticket_out_count": m.tickets_out_count, "credits": credits_won}
@@ -164,11 +177,14 @@ def floor_meters(m: Any, credits_won: int) -> dict[str, int]:
 
 def machine_meters(meters: Mapping[str, int]) -> dict[str, int]:
     """A SAS machine's meters (:data:`METER_NAMES`, won) as a machine-reported game gives them to the floor:
-    ``coin_in``, ``coin_out`` (= the machine-paid paytable win), ``games_played``, ``games_won`` (absent ones
-    left out)."""
+    ``coin_in``, ``coin_out`` (= the machine-paid paytable win + the hand-paid jackpots, its ``jackpot`` meter:
+    the floor's coin-out is every game win), ``games_played``, ``games_won`` (absent ones left out)."""
     names = {"coin_in": "coin_in", "coin_out": "paytable_win", "games_played": "games_played",
              "games_won": "games_won"}
-    return {floor: int(meters[sas]) for floor, sas in names.items() if sas in meters}
+    out = {floor: int(meters[sas]) for floor, sas in names.items() if sas in meters}
+    if "coin_out" in out and "jackpot" in meters:
+        out["coin_out"] += int(meters["jackpot"])
+    return out
 
 
 @dataclass(frozen=True)
@@ -206,11 +222,13 @@ def _game_money(game: GamePlayed) -> str:
 class ServicesFloor:
     """See the module docstring. ``program`` gives the bytes of a game's approved program (its definition)
     for the ROM signature check (None: unknown, the check fails and the host disables the machine);
-    ``max_bonus_won`` the legacy bonus award guard sent at enrolment. Thread-safe (one SAS channel per thread)."""
+    ``max_bonus_won`` the legacy bonus award guard sent at enrolment; ``bonuses`` the jackpot controller's awards
+    waiting to be paid on their machine (None: no legacy bonus is ever issued). Thread-safe (one SAS channel per
+    thread)."""
 
     def __init__(self, ctx: ServiceContext, *, floor: FloorService, reported_games: MachineGameService,
                  events: FloorEventsService, tito: TitoServices, program: Callable[[str], bytes | None],
-                 max_bonus_won: int) -> None:
+                 max_bonus_won: int, bonuses: MachineBonuses | None = None) -> None:
         self.ctx = ctx
         self.floor = floor
         self.reported_games = reported_games
@@ -218,6 +236,7 @@ class ServicesFloor:
         self.tito = tito
         self.program = program
         self.max_bonus_won = max_bonus_won
+        self.bonuses = bonuses
         self.boot = secrets.token_hex(4)  # the host's event sequence restarts with the process: keys per boot
         self.refused: list[tuple[str, str, str]] = []  # (asset, what, reason): final refusals, for the console
         self.unrecorded_events = 0
@@ -397,7 +416,8 @@ class ServicesFloor:
         self._drain(report.asset)
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(report.asset)
-            system = floor_meters(m, uow.machines.credits(report.asset).total)
+            system = floor_meters(m, uow.machines.credits(report.asset).total,
+                                  uow.floor_events.paid_total(m.id, "machine_jackpot"))
         machine = on_floor(self._base(report.asset), report.meters)
         out = [MeterMismatch(k, v, machine[k]) for k, v in system.items() if k in machine and machine[k] != v]
         if out:
@@ -516,12 +536,16 @@ class ServicesFloor:
 
     # ------------------------------------------------------------------ handpays
     def handpay_pending(self, handpay: HandpayPending) -> None:
-        """Cancelled credits: the attendant's handpay queue (the machine's cashable credits on the floor);
-        a jackpot handpay: its event and alert only (see the module)."""
+        """The attendant's handpay queue: cancelled credits (the machine's cashable credits on the floor) or a
+        jackpot handpay's win (see the module), once per host key."""
         asset = handpay.asset
         detail = {"sas_level": handpay.level, "handpay": handpay.kind, "host_key": handpay.key}
         if handpay.kind != "cancelled_credits":
-            self._system_event(asset, handpay.key, "handpay_pending", {**detail, "amount": handpay.amount_won})
+            once = self._final(asset, "handpay", lambda: self.events.machine_jackpot_handpay(
+                asset, handpay.amount_won, detail, self._key(asset, handpay.key, handpay)))
+            if once is not None:
+                with self._lock:
+                    self._handpays.setdefault(handpay.key, once.result.id)
             return
         self._final(asset, "handpay", lambda: self.events.report(
             self._machine(asset), asset, [{"kind": "handpay_pending", "amount": handpay.amount_won, "detail": detail}],
@@ -592,7 +616,8 @@ class ServicesFloor:
 
     # ------------------------------------------------------------------ instructions
     def instructions(self, asset: str) -> Sequence[Instruction]:
-        """Enable or disable the machine as its floor status says (one instruction until it is done)."""
+        """Enable or disable the machine as its floor status says (one instruction until it is done); while it is
+        enabled, its oldest award waiting at the machine as a legacy bonus (see the module)."""
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             status, reason = m.status, m.lock_reason
@@ -604,7 +629,12 @@ class ServicesFloor:
                 pending = self._enable[asset] = SetEnabled(f"enable-{asset}-{next(self._ids)}", want,
                                                            reason or status)
                 self._enabled[asset] = want
-            return [pending] if pending is not None else []
+        out: list[Instruction] = [pending] if pending is not None else []
+        if self.bonuses is not None and want:  # a machine the floor disables is paid nothing meanwhile
+            # one at a time: each is confirmed by the bonus meter's growth since its own first send
+            for p in self.bonuses.pending(asset, limit=1):
+                out.append(LegacyBonusAward(f"{BONUS_PREFIX}{p.hit}", p.amount_won, 0, p.meter_before_won))
+        return out
 
     def instruction_done(self, done: InstructionDone) -> None:
         with self._lock:
@@ -616,8 +646,40 @@ class ServicesFloor:
         if not done.ok:
             log.warning("sas.instruction_failed %s %s %s", done.asset, done.instruction_id, done.reason)
 
+    @staticmethod
+    def _hit_of(instruction_id: str) -> int | None:
+        if not instruction_id.startswith(BONUS_PREFIX) or not instruction_id[len(BONUS_PREFIX):].isdigit():
+            return None
+        return int(instruction_id[len(BONUS_PREFIX):])
+
+    def bonus_sending(self, sending: BonusSending) -> int | None:
+        """Keep the machine's bonus meter (won) on the award before its first send; the value kept (the first),
+        or None when it is no longer waiting at the machine (or is not one of this floor's awards)."""
+        hit = self._hit_of(sending.instruction_id)
+        if hit is None or self.bonuses is None:
+            log.warning("sas.bonus_unknown %s %s", sending.asset, sending.instruction_id)
+            return None
+        try:
+            return self.bonuses.sending(hit, sending.meter_before_won, asset=sending.asset)
+        except NotFound as e:
+            self._refused(sending.asset, "bonus", e)
+            return None
+
     def bonus_result(self, result: BonusResult) -> None:
-        log.warning("sas.bonus_result_unexpected %s", result)  # this floor issues no legacy bonus award
+        """``paid``: the award on the ledger (once; the machine's waiting money out follows it); ``refused``:
+        a handpay for the attendant; ``busy`` is not final (nothing)."""
+        hit, bonuses = self._hit_of(result.instruction_id), self.bonuses
+        if hit is None or bonuses is None:
+            log.warning("sas.bonus_result_unexpected %s", result)
+            return
+        if result.status == "busy":
+            return
+        if result.status == "paid":
+            self._final(result.asset, "bonus", lambda: bonuses.paid(hit, asset=result.asset))
+            self._drain(result.asset)
+        else:
+            self._final(result.asset, "bonus", lambda: bonuses.refused(hit, result.reason or result.status,
+                                                                       asset=result.asset))
 
     def aft_result(self, result: AftResult) -> None:
         log.warning("sas.aft_result_unexpected %s", result)  # this floor issues no AFT

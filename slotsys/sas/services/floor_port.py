@@ -11,7 +11,9 @@ Idempotency keys (``asset`` is the floor's asset number):
 * ticket out: ``{asset}:ticket-out:{validation number}``; ticket in: ``{asset}:ticket-in:{validation number}``;
 * handpay: ``{asset}:handpay:{jackpot meter}:{hand-paid cancelled credits meter}:{amount}`` (the meters before
   the reset, which moves one of them);
-* events: ``{asset}:event:{host sequence}``; meters: ``{asset}:meters:{games played}:{trigger}``.
+* events: ``{asset}:event:{host sequence}``; meters: ``{asset}:meters:{games played}:{trigger}``;
+* legacy bonus: the award's ``instruction_id`` (the floor's own id of the award), with the bonus meter before
+  its first send kept by the floor (:class:`BonusSending`).
 
 Errors: a port method may raise; the host keeps the same command and calls again later with the same key.
 """
@@ -25,7 +27,7 @@ from typing import Mapping, Protocol, Sequence, Union, runtime_checkable
 __all__ = [
     "METER_NAMES", "MachineIdentity", "Enrolment", "MeterReport", "MeterMismatch", "GamePlayed", "MachineEvent",
     "BillIn", "TicketIssued", "SystemValidationRequest", "TicketAuthorize", "TicketDecision", "TicketRedeemed",
-    "HandpayPending", "HandpayReset", "LegacyBonusAward", "AftTransferRequest", "SetEnabled", "Instruction",
+    "HandpayPending", "HandpayReset", "LegacyBonusAward", "BonusSending", "AftTransferRequest", "SetEnabled", "Instruction",
     "BonusResult", "AftResult", "InstructionDone", "SignatureCheck", "FloorPort",
 ]
 
@@ -206,11 +208,25 @@ class HandpayReset:
 @dataclass(frozen=True)
 class LegacyBonusAward:
     """Pay ``amount_won`` (a whole number of credits, at most the machine's maximum bonus) as a legacy bonus
-    (8A) with ``tax_status`` (0 deductible, 1 non-deductible, 2 wager match)."""
+    (8A) with ``tax_status`` (0 deductible, 1 non-deductible, 2 wager match). ``instruction_id`` is the award's
+    own id (the same across host restarts). ``meter_before_won``: the machine's legacy bonus meter total (won)
+    recorded before the award's first 8A (:meth:`FloorPort.bonus_sending`), None before it was ever sent: the
+    award is paid once that total has grown by ``amount_won``, so it is never sent again once it is there."""
 
     instruction_id: str
     amount_won: int
     tax_status: int = 0
+    meter_before_won: int | None = None
+
+
+@dataclass(frozen=True)
+class BonusSending:
+    """The host is about to send award ``instruction_id`` for the first time: the machine's legacy bonus meter
+    total (long poll 9A, all three meters, won) before it."""
+
+    asset: str
+    instruction_id: str
+    meter_before_won: int
 
 
 @dataclass(frozen=True)
@@ -311,6 +327,12 @@ class FloorPort(Protocol):
     def handpay_reset(self, reset: HandpayReset) -> None: ...
 
     def instructions(self, asset: str) -> Sequence[Instruction]: ...
+
+    def bonus_sending(self, sending: BonusSending) -> int | None:
+        """Record the meter before an award's first send; returns the value to confirm it by (the first one
+        recorded for that award: a restarted host gets the original back) or None: do not send it (no longer
+        pending)."""
+        ...
 
     def bonus_result(self, result: BonusResult) -> None: ...
 

@@ -13,11 +13,14 @@ played meter); bill 47–50 → 48 (lost: the bills meter) → bill_in (count of
 note); ticket printed 3D → 4D → ticket_issued (secure enhanced numbers checked against the validation ID and
 sequence the host set with 4C); system validation 57 → 57 → port number → 58; ticket inserted 67 → 70 →
 authorize_ticket → 71, then 68 → 71 FF → ticket_redeemed (commit or release); handpay 51 → 1B →
-handpay_pending, the port's paid handpays → 94, handpay reset 52 → handpay_reset; legacy bonus 7C is confirmed
-by the 9A meters; AFT 69 → 72 interrogation → aft_result; door, power, tilt and printer exceptions →
+handpay_pending, the port's paid handpays → 94, handpay reset 52 → handpay_reset; a legacy bonus instruction →
+9A (the meter before its first send: bonus_sending, kept by the floor) → 8A → 9A, bonus_result once the meters
+grew by it (a bonus the meters already show is never sent again: a lost ACK or a host restart pays once);
+legacy bonus 7C is informational; AFT 69 → 72 interrogation → aft_result; door, power, tilt and printer exceptions →
 record_event; 70 (buffer overflow) → a full meter reconciliation. Enrolment (first contact, back online,
-power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure enhanced), 7F (date/time) and
-21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported).
+power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure enhanced), 7F (date/time),
+21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported) and 1B (a handpay
+lock-up still pending: handpay_pending again under its key, so a restarted host still resets it once paid).
 
 Bad input is logged and counted, moves no money and never stops the channel: a bad CRC, a truncated or
 wrong-address response (retried), an unknown exception code, a meter going backwards (``meter_regressions``;
@@ -44,7 +47,7 @@ from slotsys.sas.domain.codes import (
 from slotsys.sas.domain.framing import FrameError, general_poll
 from slotsys.sas.domain.link import LinkCounters, LinkState, LinkTimings, MachineLink, PollTransaction, TxOutcome, percentile
 from slotsys.sas.services.floor_port import (
-    AftResult, AftTransferRequest, BillIn, BonusResult, FloorPort, GamePlayed, HandpayPending, HandpayReset,
+    AftResult, AftTransferRequest, BillIn, BonusResult, BonusSending, FloorPort, GamePlayed, HandpayPending, HandpayReset,
     InstructionDone, LegacyBonusAward, MachineEvent, MachineIdentity, MeterReport, SetEnabled, SignatureCheck,
     SystemValidationRequest, TicketAuthorize, TicketIssued, TicketRedeemed,
 )
@@ -470,6 +473,9 @@ class SasChannel:
         s.signature = "pending"
         self._job(s, "21", m.RomSignatureRequest(s.seed), lambda f: None)
         self._job(s, "02", m.EnablePlay(True), lambda f: None)
+        # a handpay lock-up this host has not heard of (it restarted, or 0x51 was read before it went offline):
+        # 1B again, the same key from the same meters, so the port's queue is found again and the reset follows
+        self._job(s, "1B", m.SendHandpayInfo(), lambda f: self._handpay_info(s, f))
 
     def _set_validation_id(self, s: _Session) -> None:
         if s.enrolment is None or s.enrolment.validation != "secure_enhanced":
@@ -784,10 +790,18 @@ class SasChannel:
             return
         s.inflight[ins.instruction_id] = "bonus"
         credits = ins.amount_won // s.denom
+        before = {"total": 0, "sent": 0}
 
         def check_meters(f: bytes) -> None:  # confirmation: the machine's bonus meters grew by the award
             total = m.LegacyBonusMeters.decode(f).total
-            if total >= before["total"] + credits:
+            if total < before["total"]:  # below the meter before the first send (a RAM clear?): never send again
+                s.inflight.pop(ins.instruction_id, None)
+                self.counters.bonus_refused += 1
+                r = BonusResult(s.spec.asset, ins.instruction_id, "refused", 0,
+                                f"the machine's bonus meters ({total} credits) are below the {before['total']} "
+                                "recorded before the bonus was first sent: not sent again")
+                self._call(s, lambda: self.port.bonus_result(r))
+            elif total >= before["total"] + credits:
                 s.inflight.pop(ins.instruction_id, None)
                 r = BonusResult(s.spec.asset, ins.instruction_id, "paid", ins.amount_won)
                 self._call(s, lambda: self.port.bonus_result(r))
@@ -807,11 +821,24 @@ class SasChannel:
             self._job(s, "8A", m.LegacyBonus(credits, ins.tax_status), confirm, lambda e: confirm(), busy,
                       front=True)
 
-        before = {"total": 0, "sent": 0}
-
         def baseline(f: bytes) -> None:
-            before["total"] = m.LegacyBonusMeters.decode(f).total
-            send()
+            # the meter before the award's FIRST send, kept by the floor: after a host restart (or an earlier
+            # attempt that lost its answers) a bonus the meter already shows is confirmed, never sent again
+            kept = ins.meter_before_won
+            if kept is None:
+                total_won = m.LegacyBonusMeters.decode(f).total * s.denom
+                try:
+                    kept = self.port.bonus_sending(BonusSending(s.spec.asset, ins.instruction_id, total_won))
+                except Exception:
+                    self.counters.port_errors += 1
+                    log.exception("sas.port_error", extra={"asset": s.spec.asset})
+                    s.inflight.pop(ins.instruction_id, None)  # nothing sent: asked again at a later slot
+                    return
+                if kept is None:  # no longer pending on the floor
+                    s.inflight.pop(ins.instruction_id, None)
+                    return
+            before["total"] = kept // s.denom
+            check_meters(f)
 
         self._job(s, "9A baseline", m.SendLegacyBonusMeters(), baseline,
                   lambda e: s.inflight.pop(ins.instruction_id, None))

@@ -14,14 +14,14 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Sequence
 
 from slotsys.sas.domain.codes import RedeemCode
 from slotsys.sas.domain.egm import program_signature
 from slotsys.sas.services.floor_port import (
-    AftResult, AftTransferRequest, BillIn, BonusResult, Enrolment, GamePlayed, HandpayPending, HandpayReset,
+    AftResult, AftTransferRequest, BillIn, BonusResult, BonusSending, Enrolment, GamePlayed, HandpayPending, HandpayReset,
     Instruction, InstructionDone, LegacyBonusAward, MachineEvent, MachineIdentity, MeterMismatch, MeterReport,
     SetEnabled, SignatureCheck, SystemValidationRequest, TicketAuthorize, TicketDecision, TicketIssued,
     TicketRedeemed,
@@ -287,8 +287,30 @@ class InMemoryFloor:
                           credits=-reset.amount_won)
 
     def instructions(self, asset: str) -> Sequence[Instruction]:
+        """The machine's instructions; of its legacy bonuses only the oldest (one at a time: each is confirmed by
+        the bonus meter's growth since the meter before its first send, which a later bonus must not move)."""
         with self._lock:
-            return list(self.outbox.get(asset, {}).values())
+            out, bonus = [], False
+            for ins in self.outbox.get(asset, {}).values():
+                if isinstance(ins, LegacyBonusAward):
+                    if bonus:
+                        continue
+                    bonus = True
+                out.append(ins)
+            return out
+
+    def bonus_sending(self, sending: BonusSending) -> int | None:
+        """Keep the meter before the award's first send (the first value recorded wins)."""
+        with self._lock:
+            b = self.bonuses.get(sending.instruction_id)
+            ins = self.outbox.get(sending.asset, {}).get(sending.instruction_id)
+            if b is None or b["status"] != "pending" or not isinstance(ins, LegacyBonusAward):
+                return None
+            if ins.meter_before_won is None:
+                ins = replace(ins, meter_before_won=sending.meter_before_won)
+                self.outbox[sending.asset][sending.instruction_id] = ins
+                b["meter_before"] = sending.meter_before_won
+            return ins.meter_before_won
 
     def bonus_result(self, result: BonusResult) -> None:
         with self._lock:

@@ -31,11 +31,12 @@
       s.row.classList.remove("stale");
     });
   }
-  // A hit is celebrated only when it is paid or being paid: "awarded" (credited to the machine) or
-  // "handpay" (the machine is locked and an attendant pays it). A hit held for "verification" (its
+  // A hit is celebrated only when it is paid or being paid: "awarded" (credited to the machine),
+  // "handpay" (the machine is locked and an attendant pays it) or "at_machine" (a SAS machine pays it
+  // as a legacy bonus). A hit held for "verification" (its
   // amount is above the maximum and may be voided) shows as such on its level's row: no celebration,
   // no amount. Anything else (an older server's message without a status, a void) is not celebrated.
-  var PAYING = { awarded: 1, handpay: 1 };
+  var PAYING = { awarded: 1, handpay: 1, at_machine: 1 };
   function onHit(h) {
     var s = shown[h.level];
     if (!s) return;  // not one of this sign's levels
