@@ -113,3 +113,32 @@ def test_a_lost_ack_and_a_host_restart_pay_the_bonus_once():
         server.close()
         link.close()
         server.link.close()
+
+
+def test_a_machine_that_pays_the_bonus_later_is_sent_it_once():
+    """A machine that ACKs the 8A and pays it only later (it holds a bonus until its game ends, §13.3): while its
+    bonus meters still show nothing the host reads them again, never sends the 8A again, and the floor hears
+    ``paid`` once the meters show it."""
+    floor = InMemoryFloor()
+    floor.add_machine("A1", 100, PROGRAM, max_bonus_won=100_000)
+    cfg = EgmConfig(1, 1001, "SN1", load_game("dragon_pearl_50"), 100, PROGRAM, rom_delay_s=0.01, bonus_delay_s=1.5)
+    egm = SasEgm(EgmModel(cfg, SystemClock()))
+    polls, paid = spy_8a(egm, lose_first_ack=False)
+    master, slave, _ = open_pty_pair()
+    server = EgmServer(FdLink(slave), [egm]).start()
+    link = FdLink(master)
+    try:
+        host, ch = start(floor, link)
+        award = floor.award_bonus("A1", 4_000)
+        wait(lambda: polls, what="the 8A")
+        time.sleep(1.0)  # the machine still holds it: the host reads its meters meanwhile
+        assert floor.bonuses[award]["status"] == "pending" and egm.model.bonus_meters[0] == 0
+        wait(lambda: floor.bonuses[award]["status"] == "paid" and ch.idle(), what="the late bonus confirmed")
+        assert len(polls) == 1  # one 8A, however long the machine took
+        assert egm.model.bonus_meters[0] == 40 and egm.model.credits == 40
+        assert floor.machines["A1"].accounted["legacy_bonus"] == 4_000
+        host.stop()
+    finally:
+        server.close()
+        link.close()
+        server.link.close()

@@ -77,6 +77,9 @@ class EgmConfig:
     bill_country: int = 0
     seed: int | str = 1
     rom_delay_s: float = 0.05
+    # a legacy bonus ACKed at once and paid this long after (0: at once), as a machine that holds a bonus until
+    # its game ends (§13.3) does
+    bonus_delay_s: float = 0.0
 
 
 @dataclass
@@ -135,6 +138,7 @@ class EgmModel:
         self.last_bill_code: int | None = None
         self.bonus_meters = [0, 0, 0]  # deductible, non-deductible, wager match (credits)
         self.last_bonus = m.LegacyBonusWin(0, 0, 0, 0)
+        self.bonuses_due: list[tuple[float, int, int]] = []  # (when, tax status, credits): ACKed, not yet paid
         self.credits = 0
         self.queue = ExceptionQueue(config.queue_capacity)
         self.enabled = True
@@ -317,6 +321,9 @@ class EgmModel:
         if self.aft_lock_until is not None and now >= self.aft_lock_until:
             self.aft_lock_until = None
             self.queue.clear(EXC.GAME_LOCKED)
+        while self.bonuses_due and now >= self.bonuses_due[0][0]:
+            _, tax, n = self.bonuses_due.pop(0)
+            self._pay_bonus(tax, n)
 
     # ------------------------------------------------------------------ SAS: general poll
     def general_poll(self) -> bytes:
@@ -633,14 +640,19 @@ class EgmModel:
         req = m.LegacyBonus._unpack(msg.data)
         if self.handpays or self.open_doors or not self.powered or req.tax_status > 2:
             return self._busy()  # §13.3.5: not escrowed during a malfunction, door open or handpay
-        n = req.credits
+        if self.cfg.bonus_delay_s > 0:
+            self.bonuses_due.append((self._now() + self.cfg.bonus_delay_s, req.tax_status, req.credits))
+        else:
+            self._pay_bonus(req.tax_status, req.credits)
+        return self._ack()
+
+    def _pay_bonus(self, tax_status: int, n: int) -> None:
         self.credits += n
         self.meters[METER.COIN_OUT] += n
         self.meters[METER.MACHINE_PAID_EXTERNAL_BONUS] += n
-        self.bonus_meters[req.tax_status] += n
-        self.last_bonus = m.LegacyBonusWin(0, 0, req.tax_status, n)
+        self.bonus_meters[tax_status] += n
+        self.last_bonus = m.LegacyBonusWin(0, 0, tax_status, n)
         self._push(EXC.LEGACY_BONUS_AWARDED)
-        return self._ack()
 
     def _lp_90(self, msg: HostMessage) -> bytes:
         return self.last_bonus.encode(self.cfg.address)

@@ -159,6 +159,7 @@ class _Session:
     resetting: set = field(default_factory=set)
     ticket_in: tuple | None = None  # (key, validation number, decision)
     inflight: dict = field(default_factory=dict)  # instruction id → state
+    bonus_acked: set = field(default_factory=set)  # legacy bonuses the machine ACKed: owed, never sent again
     pending_calls: deque = field(default_factory=deque)  # port calls to retry (same key)
     event_seq: int = 0
     identity: dict = field(default_factory=dict)
@@ -803,8 +804,13 @@ class SasChannel:
                 self._call(s, lambda: self.port.bonus_result(r))
             elif total >= before["total"] + credits:
                 s.inflight.pop(ins.instruction_id, None)
+                s.bonus_acked.discard(ins.instruction_id)
                 r = BonusResult(s.spec.asset, ins.instruction_id, "paid", ins.amount_won)
                 self._call(s, lambda: self.port.bonus_result(r))
+            elif ins.instruction_id in s.bonus_acked:
+                # the machine took it and pays when it can (at its game's end, §13.3): its meters are read again
+                # at the next instruction slot, the bonus is never sent again
+                s.inflight.pop(ins.instruction_id, None)
             elif before["sent"] >= 3:
                 s.inflight.pop(ins.instruction_id, None)  # not paid after three tries: picked up again later
             else:
@@ -816,9 +822,13 @@ class SasChannel:
         def busy() -> None:
             s.inflight.pop(ins.instruction_id, None)  # the machine cannot pay now: try at a later slot
 
+        def acked(_f: bytes) -> None:
+            s.bonus_acked.add(ins.instruction_id)
+            confirm()
+
         def send() -> None:
             before["sent"] += 1
-            self._job(s, "8A", m.LegacyBonus(credits, ins.tax_status), confirm, lambda e: confirm(), busy,
+            self._job(s, "8A", m.LegacyBonus(credits, ins.tax_status), acked, lambda e: confirm(), busy,
                       front=True)
 
         def baseline(f: bytes) -> None:
