@@ -270,6 +270,20 @@ SCREEN: dict[str, str | tuple[str, str]] = {
     'col_state': ('column', 'State'),
     'yes': 'yes',
     'no': 'no',
+    'refused': 'Refused',
+    'lock_reason': 'Lock reason',
+    'reels': 'reels',
+    'hstatus_hit': ('jackpot hit status', 'hit'),
+    'hstatus_claimed': ('jackpot hit status', 'claimed'),
+    'hstatus_handpay': ('jackpot hit status', 'handpay'),
+    'hstatus_verification': ('jackpot hit status', 'held for verification'),
+    'hstatus_at_machine': ('jackpot hit status', 'at the machine'),
+    'hstatus_awarded': ('jackpot hit status', 'awarded'),
+    'hstatus_paid': ('jackpot hit status', 'paid'),
+    'hstatus_void': ('jackpot hit status', 'void'),
+    'paymethod_credit': ('pay method', 'machine credits'),
+    'paymethod_handpay': ('pay method', 'handpay'),
+    'paymethod_verification': ('pay method', 'after verification'),
 }
 
 # Why a ticket cannot be paid, by refusal reason or problem code (the cashier and the kiosk screens).

@@ -25,24 +25,25 @@
   function fact(label, value) { return [SS.el("dt", { i18n: label }), SS.el("dd", { text: value })]; }
   function details(t) {
     var kv = [].concat(
-      fact("number", t.display_number || t.validation_number), fact("type", t.type),
+      fact("number", t.display_number || t.validation_number), fact("type", SS.tv("ttype_", t.type)),
       fact("issued_by", (t.issued_location || t.issued_by) + " #" + t.sequence), fact("issued_at", SS.when(t.issued_at)),
-      fact("expires_at", SS.when(t.expires_at)), fact("status", t.effective_status || t.status));
-    if (t.redeemed_at) kv = kv.concat(fact("redeemed_at", SS.when(t.redeemed_at)), fact("redeemed_where", t.redeemed_channel + " " + t.redeemed_location));
+      fact("expires_at", SS.when(t.expires_at)), fact("status", SS.tv("tstatus_", t.effective_status || t.status)));
+    if (t.redeemed_at) kv = kv.concat(fact("redeemed_at", SS.when(t.redeemed_at)), fact("redeemed_where", SS.tv("channel_", t.redeemed_channel) + " " + t.redeemed_location));
     return SS.el("dl", { cls: "kv" }, kv);
   }
 
   function showRefusal(ref, ticket) {
-    var words = SS.refusal(ref), facts = [];
+    var words = SS.refusal(ref), ko = SS.lang() === "ko", facts = [];
     if (ref.redeemed_at) facts.push(SS.el("p", { id: "refusal-facts", text: SS.t("redeemed_at") + ": " + SS.when(ref.redeemed_at) +
-      " · " + SS.t("redeemed_where") + ": " + ref.redeemed_channel + " " + ref.redeemed_location }));
+      " · " + SS.t("redeemed_where") + ": " + SS.tv("channel_", ref.redeemed_channel) + " " + ref.redeemed_location }));
     if (ref.voided_at) facts.push(SS.el("p", { text: SS.when(ref.voided_at) + " · " + ref.voided_by + " · " + (ref.void_reason || "") }));
     if (ref.pending_location) facts.push(SS.el("p", { text: ref.pending_location + " · " + SS.when(ref.pending_since) }));
     $("result").replaceChildren.apply($("result"), [
-      SS.el("div", { cls: "verdict bad", id: "verdict", "data-reason": ref.reason || SS.problemCode(ref), text: SS.t("not_payable") + ": " + words[0] }),
-      SS.el("div", { lang: "ko", cls: "bad", text: words[1] }),
-      SS.el("p", { cls: "muted", id: "refusal-detail", text: ref.detail || "" })
-    ].concat(facts).concat(ticket ? [SS.el("div", { cls: "big", text: SS.won(ticket.amount) }), details(ticket)] : []));
+      SS.el("div", { cls: "verdict bad", id: "verdict", "data-reason": ref.reason || SS.problemCode(ref), text: SS.t("not_payable") + ": " + SS.refusalText(ref) }),
+      ko ? null : SS.el("div", { lang: "ko", cls: "bad", text: words[1] }),  // in English mode, the Korean too
+      // the API's detail is English (it names facts); in Korean mode a known refusal is told by the line above
+      SS.el("p", { cls: "muted", id: "refusal-detail", text: ko && SS.knownRefusal(ref) ? "" : (ref.detail || "") })
+    ].filter(Boolean).concat(facts).concat(ticket ? [SS.el("div", { cls: "big", text: SS.won(ticket.amount) }), details(ticket)] : []));
   }
 
   function check(raw) {
