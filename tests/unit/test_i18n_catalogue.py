@@ -114,6 +114,7 @@ def test_the_compiled_catalogue_answers_in_korean_and_english_is_the_identity():
     assert i18n.translate("issued", "ko", "ticket status") == "발행됨"
     assert i18n.translate("Ticket already redeemed", "en") == "Ticket already redeemed"
     assert i18n.translate("Ticket already redeemed", "xx") == "Ticket already redeemed"
+    assert i18n.translate("", "ko") == ""  # not the catalogue's header, which gettext files under the empty msgid
 
 
 @pytest.mark.parametrize("header, lang", [

@@ -52,7 +52,10 @@ def translations(lang: str) -> gettext.NullTranslations:
 
 
 def translate(message: str, lang: str, context: str | None = None) -> str:
-    """``message`` (its English text, the msgid) in ``lang``; the English text itself when there is none."""
+    """``message`` (its English text, the msgid) in ``lang``; the English text itself when there is none. The empty
+    string stays empty (gettext would answer it with the catalogue's header)."""
+    if not message:
+        return message
     t = translations(lang)
     return t.pgettext(context, message) if context else t.gettext(message)
 

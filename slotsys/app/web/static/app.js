@@ -19,11 +19,18 @@
   function lang() { var l = localStorage.getItem(LANG_KEY); return (CATALOGUE.languages || []).indexOf(l) > 0 ? l : "en"; }
   function pick(e, l) { return e[l || lang()] || e.en; }
   function t(key) { var e = DICT[key]; return e ? pick(e) : key; }
+  /* "English / 한국어" of a key (the kiosk and the printed receipt are bilingual); tvBoth likewise for a code. */
+  function both(key) { var e = DICT[key]; return e ? pick(e, "en") + " / " + pick(e, "ko") : key; }
+  function tvBoth(prefix, value) { return value != null && DICT[prefix + value] ? both(prefix + value) : (value == null ? "" : String(value)); }
   function has(key) { return Object.prototype.hasOwnProperty.call(DICT, key); }
   /* t(prefix + value) when the catalogue has it (a state, a status, a meter), else the value as the API sent it. */
   function tv(prefix, value) { return value != null && has(prefix + value) ? t(prefix + value) : (value == null ? "" : String(value)); }
   function apply(root) {
-    (root || document).querySelectorAll("[data-i18n]").forEach(function (el) { el.textContent = t(el.getAttribute("data-i18n")); });
+    // data-i18n-lang: the word in that language whatever the screen's (the kiosk and the receipt speak both)
+    (root || document).querySelectorAll("[data-i18n]").forEach(function (el) {
+      var fixed = el.getAttribute("data-i18n-lang"), e = DICT[el.getAttribute("data-i18n")];
+      el.textContent = fixed && e ? pick(e, fixed) : t(el.getAttribute("data-i18n"));
+    });
     (root || document).querySelectorAll("[data-i18n-ph]").forEach(function (el) { el.placeholder = t(el.getAttribute("data-i18n-ph")); });
     document.documentElement.lang = lang();
   }
@@ -157,6 +164,6 @@
   function zoneName(code, name) { var e = DICT["zone_" + code]; return e && e.en === name ? pick(e) : name; }
   function refusalText(p) { var w = refusal(p); return lang() === "ko" ? w[1] : w[0]; }
 
-  window.SS = { t: t, has: has, tv: tv, refusalText: refusalText, knownRefusal: knownRefusal, zoneName: zoneName, apply: apply, lang: lang, setLang: setLang, won: won, num: num, when: when, api: api, auth: auth,
+  window.SS = { t: t, has: has, tv: tv, both: both, tvBoth: tvBoth, refusalText: refusalText, knownRefusal: knownRefusal, zoneName: zoneName, apply: apply, lang: lang, setLang: setLang, won: won, num: num, when: when, api: api, auth: auth,
     uuid: uuid, refusal: refusal, problemCode: problemCode, requireLogin: requireLogin, el: el, problemText: problemText, ApiError: ApiError, DICT: DICT };
 })();
