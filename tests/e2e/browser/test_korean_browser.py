@@ -59,7 +59,7 @@ def test_console_machine_cashier_and_reports_in_korean_show_no_english_names(pag
     page.select_option("#report", "meters")
     page.wait_for_selector('[data-table="machines"] tbody tr')
     heads = page.eval_on_selector_all('[data-table="machines"] th', "els => els.map(e => [e.dataset.col, e.textContent])")
-    assert dict(heads)["meters.bills_in"] == "미터 · 지폐 투입"
+    assert dict(heads)["meters.bills_in"] == "지폐 투입"
     assert [c for c, text in heads if not HANGUL.search(text)] == []
     statuses = page.eval_on_selector_all('[data-table="machines"] tbody tr', "rows => rows.map(r => r.textContent)")
     assert statuses and not any("active" in s for s in statuses)

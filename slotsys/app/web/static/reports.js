@@ -52,10 +52,11 @@
   }
   /* A column, table or summary name (a JSON path such as "meters.bills_in") in the screen's language: each part from
    * the catalogue (col_<name>, then the meter's m_<name>), the field name itself where it has none. The CSV exports
-   * keep the field names: they are data for programs. */
-  function label(path) {
-    return path.split(".").map(function (part) { return SS.has("col_" + part) ? SS.t("col_" + part) : SS.tv("m_", part); }).join(" · ");
-  }
+   * keep the field names: they are data for programs. A column is named by its last part alone ("meters.bills_in":
+   * the meter's name; the path is its tooltip). */
+  function word(part) { return SS.has("col_" + part) ? SS.t("col_" + part) : SS.tv("m_", part); }
+  function label(path) { return path.split(".").map(word).join(" · "); }
+  function column(path) { return word(path.split(".").pop()); }
   /* Words the API sends as codes (statuses, ticket types, channels, pay methods), per report. */
   var TICKETS = { status: "tstatus_", effective_status: "tstatus_", type: "ttype_", redeemed_channel: "channel_" };
   var CODES = { outstanding: TICKETS, expired: TICKETS, voided: TICKETS, hits: { status: "hstatus_", pay_method: "paymethod_" },
@@ -100,7 +101,7 @@
         SS.el("h2", { title: tb.name }, [label(tb.name) + " ", SS.el("span", { cls: "muted", text: "(" + tb.rows.length + " " + SS.t("rows") + ")" })]),
         SS.el("button", { cls: "btn secondary csv", type: "button", "data-csv": tb.name, onclick: function () { exportCsv(url, tb.name, file); } }, [SS.t("csv")]),
         SS.el("div", { style: "overflow:auto" }, [SS.el("table", {}, [
-          SS.el("thead", {}, [SS.el("tr", {}, cols.map(function (c) { return SS.el("th", { text: label(c), title: c, "data-col": c }); }))]),
+          SS.el("thead", {}, [SS.el("tr", {}, cols.map(function (c) { return SS.el("th", { text: column(c), title: c, "data-col": c }); }))]),
           SS.el("tbody", {}, tb.rows.map(function (r) { return SS.el("tr", {}, cols.map(function (c) {
             return SS.el("td", { cls: typeof r[c] === "number" ? "num" : "", text: cell(c, r[c], kind, r) }); })); }))])])
       ]);
