@@ -119,7 +119,8 @@ def test_the_compiled_catalogue_answers_in_korean_and_english_is_the_identity():
 
 @pytest.mark.parametrize("header, lang", [
     (None, "en"), ("", "en"), ("ko", "ko"), ("ko-KR,ko;q=0.9,en-US;q=0.8", "ko"), ("en-US,en;q=0.9", "en"),
-    ("fr-FR, ko;q=0.5", "ko"), ("fr", "en"), ("en;q=0.9, ko;q=0.8", "en"), ("*", "en"),
+    ("fr-FR, ko;q=0.5", "ko"), ("fr", "en"), ("en;q=0.9, ko;q=0.8", "en"), ("*", "en"), ("KO", "ko"),
+    ("ko;q=0", "en"), ("ko;q=abc", "en"), (";;,,", "en"), ("ko" * 5000, "en"),  # refused or unreadable: English
 ])
 def test_accept_language_picks_a_shipped_language(header, lang):
     assert i18n.negotiate(header) == lang

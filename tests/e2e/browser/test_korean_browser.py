@@ -49,6 +49,10 @@ def test_console_machine_cashier_and_reports_in_korean_show_no_english_names(pag
     result = page.inner_text("#result")
     assert "redeemed" not in result.lower() and "cashable" not in result, result
     shot(page, "korean-2-cashier-refusal")
+    page.click("button[data-lang=en]")  # the refusal on the screen is drawn again in the language chosen
+    page.wait_for_function("() => document.getElementById('verdict').textContent === 'Cannot be paid: Ticket already redeemed'")
+    assert "cage MAIN" in page.inner_text("#refusal-facts")
+    page.click("button[data-lang=ko]")
 
     page.goto(server.url + "/reports")
     login(page, api, "auditor")

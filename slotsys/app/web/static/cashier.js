@@ -4,6 +4,9 @@
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var current = null;  // the last checked ticket {validation_number, amount, ...}
+  var redraw = null;  // draws the result shown now again, in the language just chosen
+  function view(fn) { redraw = fn; fn(); }
+  document.addEventListener("slotsys:lang", function () { if (redraw) redraw(); });
 
   function loadDrawer() {
     return SS.api("GET", "/api/v1/cage/sessions/current").then(function (s) {
@@ -47,20 +50,22 @@
   }
 
   function check(raw) {
-    current = null;
+    current = null; redraw = null;
     $("result").replaceChildren(SS.el("p", { cls: "muted", text: raw + " …" }));
     var digits = raw.replace(/[\s-]/g, "");
     SS.api("GET", "/api/v1/screens/tickets/" + encodeURIComponent(digits) + "/check").then(function (r) {
       var t = r.ticket;
-      if (!r.payable) { showRefusal(r.refusal, t); return; }
+      if (!r.payable) { view(function () { showRefusal(r.refusal, t); }); return; }
       current = t;
-      var pay = SS.el("button", { cls: "btn", id: "pay", type: "button", onclick: payCurrent }, [SS.t("pay") + " " + SS.won(t.amount)]);
-      $("result").replaceChildren(
-        SS.el("div", { cls: "verdict ok", id: "verdict", "data-reason": "payable", i18n: "payable" }),
-        SS.el("div", { cls: "huge", id: "amount", text: SS.won(t.amount) }), details(t), pay);
+      view(function () {
+        var pay = SS.el("button", { cls: "btn", id: "pay", type: "button", onclick: payCurrent }, [SS.t("pay") + " " + SS.won(t.amount)]);
+        $("result").replaceChildren(
+          SS.el("div", { cls: "verdict ok", id: "verdict", "data-reason": "payable", i18n: "payable" }),
+          SS.el("div", { cls: "huge", id: "amount", text: SS.won(t.amount) }), details(t), pay);
+      });
     }).catch(function (e) {
-      if (e instanceof SS.ApiError) showRefusal(Object.assign({ detail: e.problem.detail }, e.problem), null);
-      else $("result").textContent = SS.problemText(e);
+      if (e instanceof SS.ApiError) view(function () { showRefusal(Object.assign({ detail: e.problem.detail }, e.problem), null); });
+      else { redraw = null; $("result").textContent = SS.problemText(e); }
     });
   }
 
@@ -69,13 +74,16 @@
     var t = current; current = null;
     var btn = $("pay"); if (btn) btn.disabled = true;
     SS.api("POST", "/api/v1/cage/redeem", { validation_number: t.validation_number }, { idem: true }).then(function (r) {
-      $("result").replaceChildren(
-        SS.el("div", { cls: "verdict ok", id: "verdict", "data-reason": "paid", text: SS.t("paid") + " " + SS.won(r.paid) }),
-        SS.el("div", { cls: "huge", text: SS.won(r.paid) }), details(r.ticket),
-        SS.el("a", { href: "/cashier/receipt/" + r.ticket.validation_number, id: "receipt-link", cls: "btn", i18n: "print_receipt" }));
+      view(function () {
+        $("result").replaceChildren(
+          SS.el("div", { cls: "verdict ok", id: "verdict", "data-reason": "paid", text: SS.t("paid") + " " + SS.won(r.paid) }),
+          SS.el("div", { cls: "huge", text: SS.won(r.paid) }), details(r.ticket),
+          SS.el("a", { href: "/cashier/receipt/" + r.ticket.validation_number, id: "receipt-link", cls: "btn", i18n: "print_receipt" }));
+      });
       loadDrawer();
     }).catch(function (e) {
-      if (e instanceof SS.ApiError) showRefusal(Object.assign({ detail: e.problem.detail }, e.problem), null); else $("result").textContent = SS.problemText(e);
+      if (e instanceof SS.ApiError) view(function () { showRefusal(Object.assign({ detail: e.problem.detail }, e.problem), null); });
+      else { redraw = null; $("result").textContent = SS.problemText(e); }
     }).then(function () { $("scan").focus(); });
   }
 
