@@ -14,33 +14,51 @@ from functools import lru_cache
 
 from flask import Blueprint, Response, abort, current_app, render_template
 
+from slotsys.app.web.messages import REFUSALS, SCREEN
+from slotsys.kernel.api import i18n
+
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
 
-PAGES = (  # (path, English title, Korean title, who)
-    ("/console", "Operator console: the floor", "운영 콘솔: 플로어", "operator"),
-    ("/console/floor", "Floor administration: machines, zones, banks", "플로어 관리", "operator"),
-    ("/console/jackpots", "Jackpot levels", "잭팟 레벨", "operator"),
-    ("/console/par-sheets", "Par sheets", "파 시트", "operator"),
-    ("/console/alerts", "Attendant alerts (live)", "어텐던트 알림 (실시간)", "attendant"),
-    ("/console/handpays", "Handpay queue and sign-off", "핸드페이 대기열과 서명", "attendant, supervisor"),
-    ("/cashier", "Cashier station", "캐셔 스테이션", "cashier"),
-    ("/kiosk", "Ticket kiosk", "티켓 키오스크", "kiosk1"),
-    ("/signage/VIP", "Jackpot signage: VIP", "잭팟 사이니지: VIP", "any staff"),
-    ("/signage/MASS", "Jackpot signage: MASS", "잭팟 사이니지: MASS", "any staff"),
-    ("/reports", "Reports", "보고서", "auditor"),
-    ("/console/games", "Games: upload and approval", "게임: 업로드와 승인", "operator, supervisor"),
-    ("/console/staff", "Staff", "직원", "admin"),
-    ("/console/audit-log", "Audit log", "감사 로그", "auditor"),
+PAGES = (  # (path, English title (its Korean: the catalogue), who)
+    ("/console", "Operator console: the floor", "operator"),
+    ("/console/floor", "Floor administration: machines, zones, banks", "operator"),
+    ("/console/jackpots", "Jackpot levels", "operator"),
+    ("/console/par-sheets", "Par sheets", "operator"),
+    ("/console/alerts", "Attendant alerts (live)", "attendant"),
+    ("/console/handpays", "Handpay queue and sign-off", "attendant, supervisor"),
+    ("/cashier", "Cashier station", "cashier"),
+    ("/kiosk", "Ticket kiosk", "kiosk1"),
+    ("/signage/VIP", "Jackpot signage: VIP", "any staff"),
+    ("/signage/MASS", "Jackpot signage: MASS", "any staff"),
+    ("/reports", "Reports", "auditor"),
+    ("/console/games", "Games: upload and approval", "operator, supervisor"),
+    ("/console/staff", "Staff", "admin"),
+    ("/console/audit-log", "Audit log", "auditor"),
 )
 
 
+@lru_cache(maxsize=1)
+def screen_catalogue() -> dict:
+    """The screens' words in every language, as the pages read them (``static/app.js``): ``messages`` {key: {lang:
+    text}}, ``refusals`` {reason: {lang: text}}, from :mod:`slotsys.app.web.messages` and the message catalogue."""
+
+    def each(english: str | tuple[str, str]) -> dict[str, str]:
+        context, text = english if isinstance(english, tuple) else (None, english)
+        return {lang: i18n.translate(text, lang, context) for lang in i18n.languages()}
+
+    return {"languages": list(i18n.languages()), "messages": {k: each(v) for k, v in SCREEN.items()},
+            "refusals": {k: each(v) for k, v in REFUSALS.items()}}
+
+
 def _page(template: str, **kw):
-    return render_template(template, casino=current_app.extensions["slotsys"].settings.casino_name, **kw)
+    return render_template(template, casino=current_app.extensions["slotsys"].settings.casino_name,
+                           messages=screen_catalogue(), **kw)
 
 
 @bp.get("/")
 def index():
-    return _page("index.html", pages=PAGES)
+    pages = [(path, title, i18n.translate(title, "ko"), who) for path, title, who in PAGES]
+    return _page("index.html", pages=pages)
 
 
 @bp.get("/console")

@@ -1,4 +1,8 @@
-"""RFC 9457 problem+json for every error the API returns."""
+"""RFC 9457 problem+json for every error the API returns.
+
+``title`` (and a fixed-sentence ``detail``) are human text, answered in the request's language
+(``Accept-Language``, :mod:`slotsys.kernel.api.i18n`); ``type``, ``status``, ``field``, ``errors`` and every other
+member stay machine-readable and the same in every language."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 import structlog
 from flask import Response, json, request
 
+from slotsys.kernel.api import i18n
 from slotsys.kernel.errors import DomainError
 
 PROBLEM_BASE = "https://slotsys.local/problems/"
@@ -17,11 +22,12 @@ log = structlog.get_logger("slotsys.api")
 
 def problem(status: int, title: str, detail: str, *, code: str | None = None, field: str | None = None,
             errors: list[dict] | None = None, **extra: Any) -> Response:
+    lang = i18n.request_language()
     body: dict[str, Any] = {
         "type": PROBLEM_BASE + (code or str(status)),
-        "title": title,
+        "title": i18n.translate(title, lang),
         "status": status,
-        "detail": detail,
+        "detail": i18n.translate(detail, lang),  # a fixed sentence in the catalogue; facts-bearing details stay English
         "instance": request.path if request else None,
     }
     if field:
@@ -30,6 +36,8 @@ def problem(status: int, title: str, detail: str, *, code: str | None = None, fi
         body["errors"] = errors
     body.update({k: v for k, v in extra.items() if v is not None})
     resp = Response(json.dumps(body), status=status, mimetype="application/problem+json")
+    resp.headers["Content-Language"] = lang
+    resp.vary.add("Accept-Language")
     if status == 401:
         resp.headers["WWW-Authenticate"] = 'Bearer realm="slotsys"'
     if status in (429, 503):  # every "try later" says when (RFC 9110 §10.2.3), so clients back off instead of failing

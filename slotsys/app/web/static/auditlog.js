@@ -45,8 +45,6 @@
     }, fail);
   }
   document.addEventListener("DOMContentLoaded", function () {
-    Object.assign(SS.DICT, { audit_log: ["Audit log", "감사 로그"], actor: ["Actor", "수행자"], action: ["Action", "작업"], subject: ["Subject", "대상"],
-      outcome: ["Outcome", "결과"], change: ["Before → after", "변경 전 → 후"], more: ["More", "더 보기"] });
     SS.apply();
     $("filters").addEventListener("submit", function (ev) { ev.preventDefault(); load(false); });
     $("more").addEventListener("click", function () { load(true); });

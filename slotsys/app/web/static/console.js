@@ -30,7 +30,7 @@
       SS.el("th", { i18n: "hold_today" }), SS.el("td", { cls: "num", text: SS.won(T.hold) }),
       SS.el("th", { i18n: "games_today" }), SS.el("td", { cls: "num", text: SS.num(T.games) })]));
     $("floor").replaceChildren.apply($("floor"), f.zones.map(function (z) {
-      return SS.el("section", { cls: "zone panel", "data-zone": z.code }, [SS.el("h2", { text: z.name + " (" + z.code + ")" })].concat(
+      return SS.el("section", { cls: "zone panel", "data-zone": z.code }, [SS.el("h2", { text: SS.zoneName(z.code, z.name) + " (" + z.code + ")" })].concat(
         z.banks.map(function (b) {
           return SS.el("div", { cls: "bank", "data-bank": b.bank }, [SS.el("div", { cls: "muted", text: SS.t("bank") + " " + b.bank }),
             SS.el("div", { cls: "machines" }, b.machines.map(card))]);

@@ -7,19 +7,6 @@
   var CELL_W = 66, CELL_H = 46;
   var plan = null, selected = null;
 
-  Object.assign(SS.DICT, {
-    fa_title: ["Floor administration", "플로어 관리"], fa_plan: ["Floor plan", "플로어 배치도"],
-    fa_plan_note: ["Click a machine to edit it, or an empty cell to enrol one there.",
-      "머신을 눌러 수정하거나, 빈 칸을 눌러 그 자리에 머신을 등록하세요."],
-    fa_enrol: ["Enrol a machine", "머신 등록"], fa_asset: ["Asset number", "자산 번호"],
-    fa_denoms: ["Denominations offered", "제공 크레딧 단위"], fa_max_bet: ["Max bet", "최대 베팅"],
-    fa_credit_limit: ["Credit limit", "크레딧 한도"], fa_serial: ["Serial", "시리얼"], fa_manufacturer: ["Manufacturer", "제조사"],
-    fa_model: ["Model", "모델"], fa_scheme: ["Ticket validation", "티켓 검증 방식"],
-    fa_key_once: ["Machine key (shown once):", "머신 키 (한 번만 표시):"], fa_disable: ["Disable", "비활성화"],
-    fa_enable: ["Enable", "활성화"], fa_retire: ["Retire (admin)", "폐기 (관리자)"], fa_rotate: ["Rotate key (admin)", "키 교체 (관리자)"],
-    fa_move: ["Move", "이동"], fa_game_change: ["Game change", "게임 변경"], fa_change: ["Change", "변경"],
-    fa_done: ["Done", "완료"]
-  });
 
   function int(v) { var s = String(v == null ? "" : v).replace(/[^\d]/g, ""); return s === "" ? undefined : parseInt(s, 10); }
   function fail(box) { return function (e) { $(box).textContent = SS.problemText(e); }; }

@@ -68,11 +68,6 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    Object.assign(SS.DICT, {
-      games_admin: ["Games: upload and approval", "게임: 업로드와 승인"], upload_game: ["Upload a game definition (YAML)", "게임 정의 업로드 (YAML)"],
-      upload: ["Upload", "업로드"], uploads: ["Uploads", "업로드 목록"], uploaded_by: ["Uploaded by", "업로드한 사람"],
-      decision: ["Decision", "결정"], approve: ["Approve", "승인"], reject: ["Reject", "거부"], catalogue: ["Shipped catalogue (approved)", "기본 카탈로그 (승인됨)"]
-    });
     SS.apply();
     $("file").addEventListener("change", function () {
       var f = $("file").files[0]; if (!f) return;

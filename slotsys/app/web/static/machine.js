@@ -23,7 +23,7 @@
   }
   function betText(g) {
     var b = g.bet || {};
-    return (b.lines ? b.lines + " lines" : "reels 1-" + b.reels) + " × " + b.multiplier;
+    return (b.lines ? b.lines + " " + SS.t("lines") : SS.t("reels") + " 1-" + b.reels) + " × " + b.multiplier;
   }
   function render(m) {
     $("state").replaceChildren(SS.el("span", { cls: "mc s-" + m.state, style: "display:inline-block", id: "machine-state", "data-state": m.state, i18n: "state_" + m.state }));
@@ -32,12 +32,12 @@
       SS.el("dt", { i18n: "zone" }), SS.el("dd", { text: m.zone + " / " + m.bank }),
       SS.el("dt", { i18n: "denomination" }), SS.el("dd", { text: SS.won(m.denomination) }),
       SS.el("dt", { i18n: "credits" }), SS.el("dd", { cls: "big", text: SS.won(m.credits) }),
-      SS.el("dt", { i18n: "status" }), SS.el("dd", { text: m.status + (m.lock_reason ? " · " + m.lock_reason : "") }));
+      SS.el("dt", { i18n: "status" }), SS.el("dd", { id: "machine-status", "data-status": m.status, text: SS.tv("mstatus_", m.status) + (m.lock_reason ? " · " + m.lock_reason : "") }));
     var mt = m.meters;
     $("meters").tBodies[0].replaceChildren.apply($("meters").tBodies[0], Object.keys(mt).map(function (k) {
       var money = !/count|games|number/.test(k);
-      var name = SS.t("m_" + k);  // a human label ("Bills in" / "지폐 투입"); the field name if none is known
-      return SS.el("tr", { "data-meter": k }, [SS.el("th", { text: name === "m_" + k ? k : name, title: k }), SS.el("td", { cls: "num", text: money ? SS.won(mt[k]) : SS.num(mt[k]) })]);
+      // a human label ("Bills in" / "지폐 투입") from the catalogue; the field name if none is known
+      return SS.el("tr", { "data-meter": k }, [SS.el("th", { text: SS.tv("m_", k), title: k }), SS.el("td", { cls: "num", text: money ? SS.won(mt[k]) : SS.num(mt[k]) })]);
     }));
     if (!m.games.length) { $("games").replaceChildren(SS.el("p", { cls: "muted", i18n: "no_games" })); return; }
     $("games").replaceChildren.apply($("games"), m.games.map(function (g) {
@@ -45,7 +45,7 @@
         SS.el("div", {}, [SS.el("b", { text: "#" + g.game_number }), " " + SS.when(g.at)]),
         reelWindow(g, m),
         SS.el("div", { text: SS.t("bet") + " " + SS.won(g.bet_won) + " (" + betText(g) + ")" }),
-        SS.el("div", { cls: g.win_won ? "ok" : "muted", text: SS.t("win") + " " + SS.won(g.win_won) + (g.free_games ? " · free games " + g.free_games : "") }),
+        SS.el("div", { cls: g.win_won ? "ok" : "muted", text: SS.t("win") + " " + SS.won(g.win_won) + (g.free_games ? " · " + SS.t("free_games") + " " + g.free_games : "") }),
         (g.jackpots || []).length ? SS.el("div", { cls: "warn", text: g.jackpots.map(function (j) { return SS.t("jackpot") + " " + j.level + " " + SS.won(j.amount); }).join(", ") }) : null,
         SS.el("div", { cls: "muted", text: SS.won(g.credits_before) + " → " + SS.won(g.credits_after) })
       ]);

@@ -8,11 +8,13 @@
       document.getElementById("amount").textContent = SS.won(t.amount);
       var paid = (t.events || []).filter(function (e) { return e.kind === "redeemed" || e.kind === "honoured_expired"; })[0] || {};
       document.getElementById("lines").replaceChildren(
-        row("Ticket / 티켓", t.display_number), row("Type / 종류", t.type), row("Status / 상태", t.status),
-        row("Issued / 발행", (t.issued_location || t.issued_by) + " #" + t.sequence), row("", SS.when(t.issued_at)),
-        row("Paid / 지급", SS.when(t.redeemed_at)), row("At / 장소", (t.redeemed_channel || "") + " " + (t.redeemed_location || "")),
-        row("Drawer / 서랍", paid.drawer), row("Cashier / 캐셔", t.redeemed_by || a.username),
-        row("Printed / 인쇄", SS.when(new Date().toISOString())));
+        row(SS.both("ticket"), t.display_number), row(SS.both("type"), SS.tvBoth("ttype_", t.type)),
+        row(SS.both("status"), SS.tvBoth("tstatus_", t.status)),
+        row(SS.both("issued_at"), (t.issued_location || t.issued_by) + " #" + t.sequence), row("", SS.when(t.issued_at)),
+        row(SS.both("redeemed_at"), SS.when(t.redeemed_at)),
+        row(SS.both("redeemed_where"), SS.tvBoth("channel_", t.redeemed_channel) + " " + (t.redeemed_location || "")),
+        row(SS.both("drawer"), paid.drawer), row(SS.both("cashier"), t.redeemed_by || a.username),
+        row(SS.both("printed"), SS.when(new Date().toISOString())));
       if (/[?&]print=1/.test(location.search)) window.print();
     }).catch(function (e) { document.getElementById("amount").textContent = SS.problemText(e); });
     document.getElementById("print").addEventListener("click", function () { window.print(); });

@@ -50,7 +50,22 @@
     });
     return out;
   }
-  function cell(k, v) {
+  /* A column, table or summary name (a JSON path such as "meters.bills_in") in the screen's language: each part from
+   * the catalogue (col_<name>, then the meter's m_<name>), the field name itself where it has none. The CSV exports
+   * keep the field names: they are data for programs. A column is named by its last part alone ("meters.bills_in":
+   * the meter's name; the path is its tooltip). */
+  function word(part) { return SS.has("col_" + part) ? SS.t("col_" + part) : SS.tv("m_", part); }
+  function label(path) { return path.split(".").map(word).join(" · "); }
+  function column(path) { return word(path.split(".").pop()); }
+  /* Words the API sends as codes (statuses, ticket types, channels, pay methods), per report. */
+  var TICKETS = { status: "tstatus_", effective_status: "tstatus_", type: "ttype_", redeemed_channel: "channel_" };
+  var CODES = { outstanding: TICKETS, expired: TICKETS, voided: TICKETS, hits: { status: "hstatus_", pay_method: "paymethod_" },
+    meters: { status: "mstatus_" } };
+  function cell(k, v, kind, row) {
+    var part = k.split(".").pop(), prefix = (CODES[kind] || {})[part];
+    if (typeof v === "boolean") return SS.t(v ? "yes" : "no");
+    if (prefix && typeof v === "string") return SS.tv(prefix, v);
+    if (part === "name" && row && row.code && kind === "meters") return SS.zoneName(row.code, v);
     if (typeof v === "number" && MONEY.test(k) && !/count|ppm|cycle/.test(k)) return SS.won(v);
     if (typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v)) return SS.when(v);
     return v == null ? "" : String(v);
@@ -73,20 +88,22 @@
       .then(function (b) { download(file, b); })
       .catch(function (e) { $("error").textContent = SS.problemText(e); });
   }
+  var last = null;
   function render(kind, data, url) {
+    last = [kind, data, url];
     $("summary").replaceChildren(SS.el("dl", { cls: "kv", id: "report-summary" }, [].concat.apply([], scalars(data, "", []).map(function (kv) {
-      return [SS.el("dt", { text: kv[0] }), SS.el("dd", { text: cell(kv[0], kv[1]) })];
+      return [SS.el("dt", { text: label(kv[0]), title: kv[0] }), SS.el("dd", { text: cell(kv[0], kv[1], kind) })];
     }))));
     $("tables").replaceChildren.apply($("tables"), tablesOf(data, "", []).map(function (tb) {
       var cols = []; tb.rows.forEach(function (r) { Object.keys(r).forEach(function (k) { if (cols.indexOf(k) < 0) cols.push(k); }); });
       var file = "slotsys-" + kind + "-" + tb.name.replace(/\W+/g, "_") + "-" + $("from").value + "_" + $("to").value + ".csv";
       return SS.el("div", { cls: "panel", "data-table": tb.name }, [
-        SS.el("h2", {}, [tb.name + " ", SS.el("span", { cls: "muted", text: "(" + tb.rows.length + " " + SS.t("rows") + ")" })]),
+        SS.el("h2", { title: tb.name }, [label(tb.name) + " ", SS.el("span", { cls: "muted", text: "(" + tb.rows.length + " " + SS.t("rows") + ")" })]),
         SS.el("button", { cls: "btn secondary csv", type: "button", "data-csv": tb.name, onclick: function () { exportCsv(url, tb.name, file); } }, [SS.t("csv")]),
         SS.el("div", { style: "overflow:auto" }, [SS.el("table", {}, [
-          SS.el("thead", {}, [SS.el("tr", {}, cols.map(function (c) { return SS.el("th", { text: c }); }))]),
+          SS.el("thead", {}, [SS.el("tr", {}, cols.map(function (c) { return SS.el("th", { text: column(c), title: c, "data-col": c }); }))]),
           SS.el("tbody", {}, tb.rows.map(function (r) { return SS.el("tr", {}, cols.map(function (c) {
-            return SS.el("td", { cls: typeof r[c] === "number" ? "num" : "", text: cell(c, r[c]) }); })); }))])])
+            return SS.el("td", { cls: typeof r[c] === "number" ? "num" : "", text: cell(c, r[c], kind, r) }); })); }))])])
       ]);
     }));
   }
@@ -107,5 +124,6 @@
     load();
   }
   window.SSReports = { csv: csv };
+  document.addEventListener("slotsys:lang", function () { if (last) render.apply(null, last); });
   document.addEventListener("DOMContentLoaded", function () { SS.requireLogin(["auditor"], init); });
 })();

@@ -41,12 +41,6 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    Object.assign(SS.DICT, {
-      staff_admin: ["Staff", "직원"], create_user: ["New staff user", "새 직원 계정"], create: ["Create", "생성"], users: ["Users", "사용자"],
-      role: ["Role", "역할"], sessions: ["Sessions", "세션"], disable: ["Disable", "비활성화"], enable: ["Enable", "활성화"],
-      disabled: ["disabled", "비활성"], new_password: ["New password", "새 비밀번호"], reset_password: ["Reset password", "비밀번호 재설정"],
-      end_session: ["End session", "세션 종료"], since: ["Since", "시작"], address: ["Address", "주소"], created: ["Created", "생성됨"]
-    });
     SS.apply();
     var form = $("create-form");
     ROLES.forEach(function (r) { form.role.appendChild(SS.el("option", { value: r, text: r })); });
