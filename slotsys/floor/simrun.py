@@ -222,8 +222,8 @@ _worker_sim: Simulator | None = None
 
 def _init_pool_worker(sim: Simulator) -> None:
     """Pool worker start: one BLAS thread, Ctrl-C left to the parent (it saves and stops the pool), and
-    the parent's simulator (its tables arrive pickled, ~10 MB through a pipe, instead of ~0.5 s of
-    building per worker)."""
+    the parent's simulator (inherited by a forked worker; pickled, ~10 MB through a pipe, to a fork server's,
+    instead of ~0.5 s of building per worker)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -240,9 +240,15 @@ def _pool_chunk(plan: ChunkPlan, i: int) -> tuple[int, SimResult]:
 def _run_pool(n: int, sim: Simulator, plan: ChunkPlan, todo: list[int], done: Callable[[int, SimResult], None]) -> None:
     import multiprocessing
 
-    ctx = multiprocessing.get_context("forkserver")
-    # the main module, numpy and the domain imported once in the fork server, not again in every worker
-    ctx.set_forkserver_preload(["__main__", "slotsys.floor.simrun"])
+    # Workers forked from this process share its simulator's tables (copy on write): measured on 2 cores, 16
+    # chunks of 5 M paid games ran at 95% of linear so, against 65% with the tables pickled to workers of a fork
+    # server (bench/sim_scaling.py). Forking is only safe from a process with one thread; otherwise the fork
+    # server, with the main module, numpy and the domain imported once in it.
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        ctx = multiprocessing.get_context("fork")
+    else:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["__main__", "slotsys.floor.simrun"])
     ex = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_pool_worker, initargs=(sim,))
     pending = {ex.submit(_pool_chunk, plan, i) for i in todo}
     try:
