@@ -209,6 +209,9 @@ class _Snapshot:
                    m.validation_scheme, m.sas_validation_id, m.sas_sequence or 0, m.sas_meter_base)
 
 
+KEPT_REFUSALS = 1_000  # final refusals kept in memory for the console (the log has every one)
+
+
 def _fingerprint(obj: Any) -> str:
     return json.dumps(asdict(obj), sort_keys=True, default=str)
 
@@ -238,7 +241,8 @@ class ServicesFloor:
         self.max_bonus_won = max_bonus_won
         self.bonuses = bonuses
         self.boot = secrets.token_hex(4)  # the host's event sequence restarts with the process: keys per boot
-        self.refused: list[tuple[str, str, str]] = []  # (asset, what, reason): final refusals, for the console
+        # (asset, what, reason): the latest final refusals, for the console (the host runs for months: bounded)
+        self.refused: list[tuple[str, str, str]] = []
         self.unrecorded_events = 0
         self._lock = threading.Lock()
         self._denoms: dict[str, int] = {}
@@ -258,10 +262,15 @@ class ServicesFloor:
         fp = payload if isinstance(payload, str) else _fingerprint(payload)
         return OnceKey(self._machine(asset).id, f"sas:{key}", fingerprint("SAS", fp))
 
+    def _keep_refusal(self, asset: str, what: str, reason: str) -> None:
+        """Keep a final refusal among the latest :data:`KEPT_REFUSALS`."""
+        with self._lock:
+            self.refused.append((asset, what, reason))
+            del self.refused[:-KEPT_REFUSALS]
+
     def _refused(self, asset: str, what: str, err: DomainError) -> None:
         """A final refusal: kept and logged; the host goes on."""
-        with self._lock:
-            self.refused.append((asset, what, f"{err.code}: {err}"))
+        self._keep_refusal(asset, what, f"{err.code}: {err}")
         log.warning("sas.floor_refused %s %s %s: %s", asset, what, err.code, err)
 
     def _final(self, asset: str, what: str, fn: Callable[[], Any]) -> Any:
@@ -404,8 +413,7 @@ class ServicesFloor:
         return base
 
     def _refuse_enrolment(self, asset: str, reason: str) -> Enrolment:
-        with self._lock:
-            self.refused.append((asset, "enrol", reason))
+        self._keep_refusal(asset, "enrol", reason)
         log.warning("sas.enrolment_refused %s: %s", asset, reason)
         return Enrolment(False, reason)
 
@@ -451,8 +459,7 @@ class ServicesFloor:
         notes = split_notes(bill.amount_won)
         if notes is None:
             log.warning("sas.bill_not_notes %s ₩%s", bill.asset, bill.amount_won)
-            with self._lock:
-                self.refused.append((bill.asset, "bill", f"₩{bill.amount_won:,} is not a sum of the floor's notes"))
+            self._keep_refusal(bill.asset, "bill", f"₩{bill.amount_won:,} is not a sum of the floor's notes")
             return
         principal = self._machine(bill.asset)
         for i, note in enumerate(notes):
