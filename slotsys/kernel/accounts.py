@@ -27,6 +27,13 @@ def machine_hold(asset: str) -> str:
     return f"machine:{asset}:hold"
 
 
+def aft_in_transit(asset: str) -> str:
+    """Liability (non-negative): wallet money held for AFT transfers to the machine not yet settled (SAS 6.02 §8:
+    requested, sent to the machine, its final status not known yet); credited to the machine's credits on success,
+    back to the wallet on failure or expiry."""
+    return f"machine:{asset}:aft_in_transit"
+
+
 TICKETS_OUTSTANDING = "tito:outstanding"  # liability: unredeemed cash-out tickets
 HOUSE_CAPITAL = "house:capital"  # equity: opening floats
 

@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     # At most one live meters frame per this many seconds to each stream (the latest wins; hits are never held):
     # a sign redraws no faster, and every frame is a write to every open stream. 0: every fold's meters.
     stream_meters_interval_s: float = Field(default=0.5, ge=0, le=10)
+    # An AFT transfer a carded player asked for at a SAS machine that the SAS host has not taken within this many
+    # seconds expires (its wallet hold returned); one already sent waits for the machine's answer (SAS 6.02 §8).
+    aft_pending_timeout_s: int = Field(default=60, ge=1, le=3_600)
     # `slotsys streams` lowers its own CPU priority by this much (os.nice) at start, so that on a node it shares
     # with gunicorn the spins are served first and the signage waits (a sign can take 100 ms; a spin should
     # not). 0: unchanged.

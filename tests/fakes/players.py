@@ -48,6 +48,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "redemption": {"machine_id": None, "expires_at": None, "settled_at": None, "entry_id": None},
     "transfer": {"session_id": None, "via": "aft", "cashable_won": 0, "promo_won": 0},
     "rating": {},
+    "aft": {"session_id": None, "moved_won": 0, "state": "pending", "status_code": None, "reason": "",
+            "sent_at": None, "settled_at": None, "hold_entry_id": None, "settle_entry_id": None},
 }
 
 
@@ -63,7 +65,7 @@ class FakePlayers:
         self.rule_rows: list[Record] = []
         self.players: list[Player] = []
         self.sessions: list[PlayerSession] = []
-        self.records: dict[str, list[Record]] = {"card": [], "redemption": [], "transfer": [], "rating": []}
+        self.records: dict[str, list[Record]] = {"card": [], "redemption": [], "transfer": [], "rating": [], "aft": []}
         self.card_events_log: list[dict] = []
         self.journal_rows: list[Record] = []
         self.tokens: dict[str, tuple[int, datetime]] = {}
@@ -122,6 +124,8 @@ class FakePlayers:
             rows = self.records[record]
             if record == "card" and self.card_exists(row.card_number):
                 raise Conflict("player_cards.card_number is unique")
+            if record == "aft" and self.aft_by_transaction(row.transaction_id) is not None:
+                raise Conflict("aft_transfers.transaction_id is unique")
             row.id = len(rows) + 1
             rows.append(row)
         return row
@@ -197,7 +201,28 @@ class FakePlayers:
     # -- transfers
     def transferred_on(self, player_id: int, day: date, direction: str) -> int:
         return sum(t.cashable_won + t.promo_won for t in self.records["transfer"]
-                   if t.player_id == player_id and t.gaming_day == day and t.direction == direction)
+                   if t.player_id == player_id and t.gaming_day == day and t.direction == direction) + sum(
+            a.amount_won for a in self.records["aft"] if a.player_id == player_id and a.gaming_day == day
+            and a.direction == direction and a.state in ("pending", "sent"))
+
+    # -- AFT transfers
+    def aft(self, transfer_id: int, *, for_update: bool = False) -> Record | None:
+        return next((a for a in self.records["aft"] if a.id == transfer_id), None)
+
+    def aft_by_transaction(self, transaction_id: str, *, for_update: bool = False) -> Record | None:
+        return next((a for a in self.records["aft"] if a.transaction_id == transaction_id), None)
+
+    def aft_open(self, machine_id: int, *, for_update: bool = False) -> list[Record]:
+        return [a for a in self.records["aft"] if a.machine_id == machine_id and a.state in ("pending", "sent")]
+
+    def aft_totals(self, machine_id: int) -> dict[str, int]:
+        out = {"aft_in": 0, "aft_in_count": 0, "aft_out": 0, "aft_out_count": 0}
+        for a in self.records["aft"]:
+            if a.machine_id == machine_id and a.state == "completed" and a.moved_won > 0:
+                name = "aft_in" if a.direction == "to_machine" else "aft_out"
+                out[name] += a.moved_won
+                out[f"{name}_count"] += 1
+        return out
 
     def transfers_of(self, player_id: int, limit: int = 50) -> list[tuple[Record, str]]:
         mine = [t for t in reversed(self.records["transfer"]) if t.player_id == player_id][:limit]

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from slotsys.players.adapters.foreign import machines as _machines
 from slotsys.players.adapters.tables import (
     AccrualRuleRow,
+    AftTransferRow,
     CardEvent,
     LoyaltyProgram,
     LoyaltyTier,
@@ -58,7 +59,8 @@ class PlayerRepo:
         return obj
 
     RECORDS = {"program": LoyaltyProgram, "tier": LoyaltyTier, "rule": AccrualRuleRow, "card": PlayerCard,
-               "redemption": PointRedemption, "transfer": WalletTransfer, "rating": TableRating}
+               "redemption": PointRedemption, "transfer": WalletTransfer, "rating": TableRating,
+               "aft": AftTransferRow}
 
     def new(self, record: str, /, **fields):
         """Add a new ``record`` (program, tier, rule, card, redemption, transfer, rating) with ``fields`` and return
@@ -173,11 +175,45 @@ class PlayerRepo:
 
     # -- transfers
     def transferred_on(self, player_id: int, day: date, direction: str) -> int:
-        """Won moved by the player's transfers in ``direction`` on gaming day ``day``."""
-        return int(self.s.scalar(
+        """Won moved by the player's transfers in ``direction`` on gaming day ``day``, with the AFT transfers still
+        pending or sent (a completed AFT is a transfer row)."""
+        done = int(self.s.scalar(
             select(func.coalesce(func.sum(WalletTransfer.cashable_won + WalletTransfer.promo_won), 0))
             .where(WalletTransfer.player_id == player_id, WalletTransfer.gaming_day == day,
                    WalletTransfer.direction == direction)) or 0)
+        open_ = int(self.s.scalar(
+            select(func.coalesce(func.sum(AftTransferRow.amount_won), 0))
+            .where(AftTransferRow.player_id == player_id, AftTransferRow.gaming_day == day,
+                   AftTransferRow.direction == direction, AftTransferRow.state.in_(("pending", "sent")))) or 0)
+        return done + open_
+
+    # -- AFT transfers
+    def aft(self, transfer_id: int, *, for_update: bool = False) -> AftTransferRow | None:
+        stmt = select(AftTransferRow).where(AftTransferRow.id == transfer_id)
+        return self.s.scalar(stmt.with_for_update() if for_update else stmt)
+
+    def aft_by_transaction(self, transaction_id: str, *, for_update: bool = False) -> AftTransferRow | None:
+        stmt = select(AftTransferRow).where(AftTransferRow.transaction_id == transaction_id)
+        return self.s.scalar(stmt.with_for_update() if for_update else stmt)
+
+    def aft_open(self, machine_id: int, *, for_update: bool = False) -> list[AftTransferRow]:
+        """The machine's AFT transfers pending or sent, oldest first."""
+        stmt = (select(AftTransferRow).where(AftTransferRow.machine_id == machine_id,
+                                             AftTransferRow.state.in_(("pending", "sent")))
+                .order_by(AftTransferRow.id))
+        return list(self.s.scalars(stmt.with_for_update() if for_update else stmt))
+
+    def aft_totals(self, machine_id: int) -> dict[str, int]:
+        """The machine's completed AFT transfers: ``aft_in`` / ``aft_out`` (won moved) and their counts."""
+        rows = self.s.execute(
+            select(AftTransferRow.direction, func.coalesce(func.sum(AftTransferRow.moved_won), 0), func.count())
+            .where(AftTransferRow.machine_id == machine_id, AftTransferRow.state == "completed",
+                   AftTransferRow.moved_won > 0).group_by(AftTransferRow.direction)).all()
+        out = {"aft_in": 0, "aft_in_count": 0, "aft_out": 0, "aft_out_count": 0}
+        for direction, won, n in rows:
+            name = "aft_in" if direction == "to_machine" else "aft_out"
+            out[name], out[f"{name}_count"] = int(won), int(n)
+        return out
 
     def transfers_of(self, player_id: int, limit: int = 50) -> list[tuple[WalletTransfer, str]]:
         rows = self.s.execute(

@@ -1,5 +1,5 @@
 """Player tracking tables: program settings, tiers, accrual rules, players and cards, sessions,
-the points journal, redemptions, cashless transfers, table ratings, player tokens.
+the points journal, redemptions, cashless transfers, AFT transfers at SAS machines, table ratings, player tokens.
 
 Points are BIGINT **milli-points** (1 point = 1,000); money is BIGINT won; theoretical win is
 BIGINT milli-won. Wallet balances are NOT here: they are ledger accounts
@@ -239,6 +239,45 @@ class WalletTransfer(Base):
     __table_args__ = (
         CheckConstraint("cashable_won >= 0 AND promo_won >= 0 AND cashable_won + promo_won > 0", name="amounts"),
         Index("ix_wallet_transfers_daily", "player_id", "gaming_day", "direction"),
+    )
+
+
+AFT_STATES = ("pending", "sent", "completed", "failed", "expired")
+
+
+class AftTransferRow(Base):
+    """A cashless AFT transfer between a player's wallet and a SAS machine (SAS 6.02 §8), two-phase: ``pending``
+    (requested; to the machine the wallet money is held on ``machine:<asset>:aft_in_transit``, ``hold_entry_id``)
+    → ``sent`` (handed to the SAS host) → ``completed`` (``moved_won`` what the machine moved, ``settle_entry_id``)
+    / ``failed`` (the machine's final status ``status_code``; the hold returned) / ``expired`` (never sent within
+    the timeout; the hold returned). ``transaction_id``: the SAS transaction ID (1–20 printable ASCII), unique.
+    Amounts in won. Migration: 0026_aft_transfers."""
+
+    __tablename__ = "aft_transfers"
+    id: Mapped[int] = mapped_column(_BIGID, primary_key=True)
+    transaction_id: Mapped[str] = mapped_column(String(20), unique=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    machine_id: Mapped[int] = mapped_column(ForeignKey("machines.id"))
+    session_id: Mapped[int | None] = mapped_column(ForeignKey("player_sessions.id"), nullable=True)
+    direction: Mapped[str] = mapped_column(String(10))  # to_machine | to_wallet
+    amount_won: Mapped[int] = mapped_column(BigInteger)
+    moved_won: Mapped[int] = mapped_column(BigInteger, default=0)
+    state: Mapped[str] = mapped_column(String(10), default="pending")
+    status_code: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    reason: Mapped[str] = mapped_column(String(200), default="")
+    gaming_day: Mapped[date] = mapped_column(Date)
+    requested_by: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(TZDateTime)
+    sent_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+    settled_at: Mapped[datetime | None] = mapped_column(TZDateTime, nullable=True)
+    hold_entry_id: Mapped[int | None] = mapped_column(ForeignKey("journal_entries.id"), nullable=True)
+    settle_entry_id: Mapped[int | None] = mapped_column(ForeignKey("journal_entries.id"), nullable=True)
+    __table_args__ = (
+        CheckConstraint("amount_won > 0 AND moved_won >= 0", name="amounts"),
+        CheckConstraint("direction IN ('to_machine', 'to_wallet')", name="direction"),
+        CheckConstraint("state IN ('pending', 'sent', 'completed', 'failed', 'expired')", name="state"),
+        Index("ix_aft_transfers_machine_state", "machine_id", "state"),
     )
 
 

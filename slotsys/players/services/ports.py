@@ -31,6 +31,9 @@ class MachineView(Protocol):
     jackpot_out: int
     games_played: int
     games_won: int
+    outcome_source: str  # server | machine (a SAS machine decides and reports its own games)
+    sas_meter_base: Any  # None until a SAS host first enrolled the machine
+    denomination: int
 
 
 class Machines(Protocol):
@@ -142,7 +145,25 @@ class PlayerRepository(Protocol):
 
     # transfers and ratings
     def transferred_on(self, player_id: int, day: date, direction: str) -> int:
-        """Won the player moved in ``direction`` (to_machine | to_wallet) on gaming day ``day``."""
+        """Won the player moved in ``direction`` (to_machine | to_wallet) on gaming day ``day``, with the AFT
+        transfers still pending or sent."""
+        ...
+
+    # AFT transfers at SAS machines (records: ``transaction_id``, ``player_id``, ``machine_id``, ``session_id``,
+    # ``direction``, ``amount_won``, ``moved_won``, ``state``, ``status_code``, ``reason``, ``gaming_day``,
+    # ``requested_by``, ``created_at``, ``expires_at``, ``sent_at``, ``settled_at``, ``hold_entry_id``,
+    # ``settle_entry_id``; made with ``new("aft", ...)``, a reused transaction ID violating a unique index)
+    def aft(self, transfer_id: int, *, for_update: bool = False) -> Any | None: ...
+
+    def aft_by_transaction(self, transaction_id: str, *, for_update: bool = False) -> Any | None: ...
+
+    def aft_open(self, machine_id: int, *, for_update: bool = False) -> list[Any]:
+        """The machine's AFT transfers pending or sent, oldest first."""
+        ...
+
+    def aft_totals(self, machine_id: int) -> dict[str, int]:
+        """The machine's completed AFT transfers: ``aft_in`` / ``aft_out`` (won moved), ``aft_in_count`` /
+        ``aft_out_count``."""
         ...
 
     def transfers_of(self, player_id: int, limit: int = 50) -> list[tuple[Any, str]]:
