@@ -47,6 +47,7 @@ from slotsys.kernel.ports import Csprng, SystemClock
 from slotsys.kernel.settings import Settings
 from slotsys.players.adapters.uow import REPOSITORIES as PLAYER_REPOSITORIES
 from slotsys.players.services.players import PlayerService
+from slotsys.players.services.aft import AftService
 from slotsys.players.services.sessions import SessionService
 from slotsys.server.celery_app import make_celery
 from slotsys.server.metrics import PrometheusMetrics
@@ -104,6 +105,7 @@ class Services:
     # players
     players: PlayerService
     sessions: SessionService
+    aft: AftService  # AFT transfers between a carded player's wallet and a SAS machine
     # table games (house-banked tables: tables, rounds, settlement)
     tables: TableGames
     poker: PokerRoomService
@@ -162,6 +164,7 @@ def build_services(settings: Settings) -> Services:
         jackpots=jackpots,
         tito=tito,
         players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
+        aft=AftService(ctx, timeout_s=settings.aft_pending_timeout_s),
         tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
         accounting=accounting,
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),

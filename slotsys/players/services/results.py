@@ -330,6 +330,33 @@ class TransferResult(BaseModel):
     promo_credits: int
 
 
+class AftTransferView(BaseModel):
+    """An AFT transfer at a SAS machine (SAS 6.02 §8): ``direction`` to_machine | to_wallet, ``amount`` won asked,
+    ``moved`` won the machine moved (0 until completed), ``state`` pending | sent | completed | failed | expired,
+    ``transaction_id`` the SAS transaction ID, ``status_code`` the machine's final AFT status (table 8.3; None
+    before), ``reason`` why it failed or expired; ``hold_entry`` the wallet hold's journal entry (to the machine),
+    ``settle_entry`` the settlement's (the credits, or the hold returned); ``wallet`` the player's wallets when it
+    was answered."""
+
+    transfer: int
+    transaction_id: str
+    machine: str
+    player: int
+    direction: str
+    amount: int
+    moved: int
+    state: str
+    status_code: int | None
+    reason: str
+    created_at: str
+    expires_at: str
+    sent_at: str | None
+    settled_at: str | None
+    hold_entry: int | None
+    settle_entry: int | None
+    wallet: dict[str, int]
+
+
 class RedemptionHold(BaseModel):
     """Phase 1 of a redemption at a machine: the points held (not debited) until ``expires_at``; ``amount`` won of
     ``kind`` promo | cash credits to offer the machine; the points still ``points_available``."""

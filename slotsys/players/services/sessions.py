@@ -63,6 +63,19 @@ class RedemptionNotPending(Conflict):
     title = "The redemption is no longer pending"
 
 
+class SasMachineUsesAft(Conflict):
+    code = "sas-machine-uses-aft"
+    title = "A SAS machine takes cashless transfers by AFT"
+
+
+def _not_sas(m: Machine) -> None:
+    """409 for a SAS machine (machine mode, enrolled by a SAS host): its credit meter is on the machine, moved by
+    AFT (:mod:`slotsys.players.services.aft`), never by the floor alone."""
+    if m.outcome_source == "machine" and m.sas_meter_base is not None:
+        raise SasMachineUsesAft(f"machine {m.asset_number} is a SAS machine: move money with an AFT transfer "
+                                f"(/machines/{m.asset_number}/aft/…)", field="asset")
+
+
 def _active(m: Machine) -> None:
     if m.status != "active":
         raise MachineLocked(f"machine {m.asset_number} is locked: {m.lock_reason or m.status}")
@@ -218,6 +231,7 @@ class SessionService:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             _active(m)
+            _not_sas(m)
             card = uow.players.card_by_id(card_id)
             refuse_unusable(card)
             s = carded_session(uow, m, card)
