@@ -23,10 +23,11 @@ def catalogue_program(game_id: str) -> bytes | None:
 def build_sas_floor(svc: Any) -> ServicesFloor:
     """The FloorPort of a SAS host over ``svc`` (``Services``): the legacy bonus guard is the jackpot
     controller's maximum award (``SLOTSYS_JACKPOT_MAX_AWARD_WON``); the bonuses it sends are the jackpot
-    controller's awards waiting at their machine (``svc.jackpots.bonuses``)."""
+    controller's awards waiting at their machine (``svc.jackpots.bonuses``); the AFT transfers it carries out the
+    carded players' (``svc.aft``)."""
     return ServicesFloor(svc.ctx, floor=svc.floor, reported_games=svc.reported_games, events=svc.events,
                          tito=svc.tito, program=catalogue_program, max_bonus_won=svc.jackpots.settings.max_award_won,
-                         bonuses=svc.jackpots.bonuses)
+                         bonuses=svc.jackpots.bonuses, aft=svc.aft)
 
 
 def prepare_sas_machines(svc: Any, assets: Iterable[str], *, validation: str = "sas",

@@ -40,7 +40,7 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
   ``enrolment_refused``, ``validation_number_unexpected``) recorded as system events, with their alerts; kinds
   outside the vocabulary are logged and counted (``unrecorded_events``).
 * ``reconcile_meters`` — the machine's meters against the floor's (coin-in, coin-out, games, bills, tickets,
-  credits); a difference is ONE ``meter_mismatch`` event (both figures), never a correction.
+  AFT in / out, credits); a difference is ONE ``meter_mismatch`` event (both figures), never a correction.
 * ``instructions`` — enable / disable as the floor's machine status says (disabled, locked, verification and
   retired machines are disabled), and the oldest mystery award waiting ``at_machine`` for this machine
   (:class:`jackpot_controller.services.machine_bonus.MachineBonuses`: the jackpot controller leaves a SAS
@@ -48,7 +48,19 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
   ``jackpot-hit-<hit id>``, with the bonus meter kept from before its first send), one at a time;
   ``bonus_sending`` keeps that meter on the hit; ``bonus_result`` ``paid`` credits the award on the ledger
   (``Dr jackpot:<L>:payable / Cr machine:<a>:credits``: the machine's credit meter already holds it), once;
-  ``refused`` makes it a handpay for the attendant's queue. No AFT is issued (``aft_result`` only logs).
+  ``refused`` makes it a handpay for the attendant's queue. While it is enabled, also the machine's AFT transfer
+  a carded player asked for (:class:`slotsys.players.services.aft.AftService`, SAS 6.02 §8): one at a time, a
+  transfer already sent first (the host locks, sends the same transaction ID — the machine refuses a reused one
+  — and interrogates: never a second transfer), otherwise the oldest pending one, marked sent, as an
+  :class:`AftTransferRequest` (instruction id ``aft-<transfer id>``, ``to_machine`` or ``to_host``, account
+  the player's cashable wallet).
+* ``aft_result`` — the machine's final AFT status, exactly once by transaction ID (:meth:`AftService.settle`):
+  success to the machine ``Dr machine:<a>:aft_in_transit / Cr machine:<a>:credits`` (the wallet hold taken at the
+  request), then the machine's waiting money out; success to the wallet ``Dr machine:<a>:credits /
+  Cr player:<id>:cashable`` for what the machine moved (a money out: waits in the backlog while the floor holds
+  fewer credits); a failure returns the hold (to the machine) or moves nothing (to the wallet); a repeat
+  changes nothing. ``reconcile_meters`` compares the machine's AFT meters (``aft_in``, ``aft_out`` and their
+  counts) with the floor's completed transfers.
 
 Order: SAS reports priority exceptions (a ticket printed or redeemed, a handpay) before older queued ones, so a
 game or a ticket out may reach the floor before the note or ticket in that paid for it. A game or ticket out
@@ -81,14 +93,15 @@ from slotsys.floor.services.event_log import record_system_event
 from slotsys.floor.services.events import FloorEventsService
 from slotsys.floor.services.play import BILL_DENOMINATIONS, FloorService
 from slotsys.floor.services.reported_games import MachineGameService
-from slotsys.kernel import audit_log
+from slotsys.kernel import accounts, audit_log
 from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.errors import DomainError, InsufficientFunds, MachineLocked, NotFound
 from slotsys.kernel.idempotency import OnceKey, fingerprint, run_once
+from slotsys.players.services.aft import AftService
 from slotsys.sas.domain.codes import RedeemCode
 from slotsys.sas.domain.egm import program_signature
 from slotsys.sas.services.floor_port import (
-    AftResult, BillIn, BonusResult, BonusSending, Enrolment, GamePlayed, HandpayPending, HandpayReset, Instruction,
+    AftResult, AftTransferRequest, BillIn, BonusResult, BonusSending, Enrolment, GamePlayed, HandpayPending, HandpayReset, Instruction,
     InstructionDone, LegacyBonusAward, MachineEvent, MachineIdentity, MeterMismatch, MeterReport, SetEnabled,
     SignatureCheck,
     SystemValidationRequest, TicketAuthorize, TicketDecision, TicketIssued, TicketRedeemed,
@@ -118,13 +131,17 @@ REDEEM_CODES: dict[str, int] = {
 _HANDPAY_KINDS = frozenset({"handpay_pending", "handpay_reset"})
 # floor machine states in which the SAS machine is disabled (long poll 01)
 DISABLED_STATES = frozenset({"disabled", "locked", "verification", "retired"})
-NOT_ACCOUNTED = ("AFT (the floor requests no transfer)",)
+# SAS money this floor does not account (AFT: in-house cashable transfers only, with the player's wallet)
+NOT_ACCOUNTED = ("AFT restricted / non-restricted promotional amounts, bonus and debit transfers (only in-house "
+                 "cashable transfers to and from the carded player's wallet are requested)",)
 BONUS_PREFIX = "jackpot-hit-"  # the instruction id of a mystery award paid as a legacy bonus: this + the hit id
+AFT_PREFIX = "aft-"  # the instruction id of an AFT transfer: this + the floor's transfer id
+AFT_METERS = ("aft_in", "aft_in_count", "aft_out", "aft_out_count")
 
 
 # the meters a SAS machine is reconciled on relative to its baseline (SAS names; ``credits`` is money: absolute)
 BASE_METERS = ("coin_in", "paytable_win", "handpaid_cancelled", "games_played", "games_won", "bills", "ticket_in",
-               "ticket_out", "ticket_in_count", "ticket_out_count", "jackpot")
+               "ticket_out", "ticket_in_count", "ticket_out_count", "jackpot", *AFT_METERS)
 
 
 def on_floor(base: Mapping[str, Any] | None, meters: Mapping[str, int]) -> dict[str, int]:
@@ -162,17 +179,22 @@ def split_notes(amount_won: int) -> list[int] | None:
     return out if rest == 0 and out else None
 
 
-def floor_meters(m: Any, credits_won: int, handpaid_jackpots_won: int = 0) -> dict[str, int]:
+def floor_meters(m: Any, credits_won: int, handpaid_jackpots_won: int = 0,
+                 aft: Mapping[str, int] | None = None) -> dict[str, int]:
     """The floor's meters of machine ``m`` (won; counts) under the SAS names of :data:`METER_NAMES`:
     ``coin_in``, ``paytable_win`` (the floor's coin-out less ``handpaid_jackpots_won``: wins on the credit meter),
     ``jackpot`` (``handpaid_jackpots_won``: the machine's jackpot handpays the attendant paid, SAS meter 0x02),
     ``handpaid_cancelled`` (the handpay receipts: cancelled credits paid by an attendant), ``games_played``,
-    ``games_won``, ``bills``, ``ticket_in`` / ``ticket_out`` and their counts, ``credits`` (all three meters)."""
-    return {"coin_in": m.coin_in, "paytable_win": m.coin_out - handpaid_jackpots_won,
-            "jackpot": handpaid_jackpots_won, "handpaid_cancelled": m.handpay_out,
-            "games_played": m.games_played,
-            "games_won": m.games_won, "bills": m.bills_in, "ticket_in": m.tickets_in, "ticket_out": m.tickets_out,
-            "ticket_in_count": m.tickets_in_count, "ticket_out_count": m.tickets_out_count, "credits": credits_won}
+    ``games_won``, ``bills``, ``ticket_in`` / ``ticket_out`` and their counts, ``credits`` (all three meters), and
+    with ``aft`` (:meth:`AftService.meters`) the :data:`AFT_METERS` of its completed AFT transfers."""
+    out = {"coin_in": m.coin_in, "paytable_win": m.coin_out - handpaid_jackpots_won,
+           "jackpot": handpaid_jackpots_won, "handpaid_cancelled": m.handpay_out,
+           "games_played": m.games_played,
+           "games_won": m.games_won, "bills": m.bills_in, "ticket_in": m.tickets_in, "ticket_out": m.tickets_out,
+           "ticket_in_count": m.tickets_in_count, "ticket_out_count": m.tickets_out_count, "credits": credits_won}
+    if aft is not None:
+        out.update({k: int(aft.get(k, 0)) for k in AFT_METERS})
+    return out
 
 
 def machine_meters(meters: Mapping[str, int]) -> dict[str, int]:
@@ -226,12 +248,13 @@ class ServicesFloor:
     """See the module docstring. ``program`` gives the bytes of a game's approved program (its definition)
     for the ROM signature check (None: unknown, the check fails and the host disables the machine);
     ``max_bonus_won`` the legacy bonus award guard sent at enrolment; ``bonuses`` the jackpot controller's awards
-    waiting to be paid on their machine (None: no legacy bonus is ever issued). Thread-safe (one SAS channel per
+    waiting to be paid on their machine (None: no legacy bonus is ever issued); ``aft`` the players' AFT transfers
+    (None: no AFT is ever issued). Thread-safe (one SAS channel per
     thread)."""
 
     def __init__(self, ctx: ServiceContext, *, floor: FloorService, reported_games: MachineGameService,
                  events: FloorEventsService, tito: TitoServices, program: Callable[[str], bytes | None],
-                 max_bonus_won: int, bonuses: MachineBonuses | None = None) -> None:
+                 max_bonus_won: int, bonuses: MachineBonuses | None = None, aft: AftService | None = None) -> None:
         self.ctx = ctx
         self.floor = floor
         self.reported_games = reported_games
@@ -240,6 +263,7 @@ class ServicesFloor:
         self.program = program
         self.max_bonus_won = max_bonus_won
         self.bonuses = bonuses
+        self.aft = aft
         self.boot = secrets.token_hex(4)  # the host's event sequence restarts with the process: keys per boot
         # (asset, what, reason): the latest final refusals, for the console (the host runs for months: bounded)
         self.refused: list[tuple[str, str, str]] = []
@@ -393,7 +417,7 @@ class ServicesFloor:
             m = uow.machines.get(asset, for_update=True)
             if m.sas_meter_base is not None:
                 return dict(m.sas_meter_base)
-            floor = floor_meters(m, 0)
+            floor = floor_meters(m, 0, aft={})  # no AFT before the first SAS enrolment (AFT needs it)
             base = {"machine": {k: int(report.meters[k]) for k in BASE_METERS if k in report.meters},
                     "floor": {**{k: floor[k] for k in BASE_METERS}, "game_seq": m.game_seq}}
             m.sas_meter_base = base
@@ -426,7 +450,12 @@ class ServicesFloor:
             m = uow.machines.get(report.asset)
             system = floor_meters(m, uow.machines.credits(report.asset).total,
                                   uow.floor_events.paid_total(m.id, "machine_jackpot"))
-        machine = on_floor(self._base(report.asset), report.meters)
+        base = self._base(report.asset)
+        # AFT meters: against the floor's completed transfers, unless the baseline predates them (lifetime meters)
+        if self.aft is not None and (base is None or "aft_in" in base["machine"]):
+            aft = self.aft.meters(report.asset)
+            system.update({k: int(aft.get(k, 0)) for k in AFT_METERS})
+        machine = on_floor(base, report.meters)
         out = [MeterMismatch(k, v, machine[k]) for k, v in system.items() if k in machine and machine[k] != v]
         if out:
             detail = {"trigger": report.trigger, "source": "sas",
@@ -641,6 +670,12 @@ class ServicesFloor:
             # one at a time: each is confirmed by the bonus meter's growth since its own first send
             for p in self.bonuses.pending(asset, limit=1):
                 out.append(LegacyBonusAward(f"{BONUS_PREFIX}{p.hit}", p.amount_won, 0, p.meter_before_won))
+        if self.aft is not None and want:  # one at a time: a sent one again until the machine's answer settles it
+            t = self.aft.next_for_machine(asset)
+            if t is not None:
+                out.append(AftTransferRequest(f"{AFT_PREFIX}{t.transfer}", t.transaction_id,
+                                              "to_machine" if t.direction == "to_machine" else "to_host",
+                                              t.amount_won, accounts.player_cashable(t.player)))
         return out
 
     def instruction_done(self, done: InstructionDone) -> None:
@@ -689,7 +724,24 @@ class ServicesFloor:
                                                                        asset=result.asset))
 
     def aft_result(self, result: AftResult) -> None:
-        log.warning("sas.aft_result_unexpected %s", result)  # this floor issues no AFT
+        """The machine's final AFT status (SAS 6.02 §8, table 8.3) for the transfer's transaction ID, settled once
+        (see the module): to the machine, then its waiting money out; to the wallet, a money out (it waits for
+        credits the floor does not hold yet). A result for a transfer this floor did not issue is logged."""
+        if self.aft is None or not result.instruction_id.startswith(AFT_PREFIX):
+            log.warning("sas.aft_result_unexpected %s", result)
+            return
+        aft, asset = self.aft, result.asset
+        reason = "" if result.ok else f"the machine's AFT status 0x{result.status:02X}"
+
+        def settle() -> Any:
+            return aft.settle(asset, result.transaction_id, result.status, result.amount_won, reason)
+
+        peek = self._final(asset, "aft", lambda: aft.direction_of(asset, result.transaction_id))
+        if peek == "to_wallet" and result.ok and result.amount_won > 0:
+            self._money_out(asset, "aft_out", settle)
+        else:
+            self._final(asset, "aft", settle)
+            self._drain(asset)
 
     # ------------------------------------------------------------------ software verification
     def expected_signature(self, asset: str, seed: int) -> int | None:
