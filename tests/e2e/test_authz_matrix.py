@@ -82,6 +82,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "player_machines.to_machine": MACHINE, "player_machines.to_wallet": MACHINE,
     "player_machines.cash_out_to_wallet": MACHINE, "player_machines.redeem_request": MACHINE,
     "player_machines.redeem_ack": MACHINE, "player_machines.redeem_cancel": MACHINE,
+    # players/services/aft.py require_machine; get: the machine or require_role
+    "player_machines.aft_to_machine": MACHINE, "player_machines.aft_to_wallet": MACHINE,
+    "player_machines.aft_transfer": MACHINE | staff("attendant", "host", "operator", "auditor"),
     # slotsys/players/services/players.py (READ_ROLES = host, cashier, pit, auditor; require_reader: the player too)
     "players.login": PUBLIC,
     "players.enrol": staff("host"),
@@ -309,7 +312,7 @@ class Floor:
     # -- the request for an endpoint: path values, body, query
     def path_values(self, endpoint: str) -> dict:
         v = {"asset": "M001", "player_id": self.p1["player"], "card_number": self.p1["card_number"],
-             "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
+             "number": self.ticket, "hit_id": 999_999, "redemption_id": 999_999, "transfer_id": 999_999, "request_id": 999_999, "filename": "nothing.txt",
              "seat": "1", "box": "1", "username": "authz-nobody",  # no such staff user: admin actions 404
              "upload_id": 999_999, "session_id": "0000000000000000",  # no such game upload / staff session: 404
              "alert_id": 999_999, "handpay_id": 999_999,  # no such alert / handpay: 404
@@ -361,6 +364,8 @@ class Floor:
             "player_machines.to_machine": {**card, "amount": 1_000},
             "player_machines.to_wallet": {**card, "amount": 1_000},
             "player_machines.cash_out_to_wallet": dict(card),
+            "player_machines.aft_to_machine": {**card, "amount": 1_000},
+            "player_machines.aft_to_wallet": {**card, "amount": 1_000},
             "player_machines.redeem_request": {**card, "points": 1, "kind": "promo"},
             "players.enrol": {"name": "Authz Matrix", "pin": "1234"},
             "players.update_program": {"points_idle_days": 365},

@@ -25,11 +25,12 @@ from slotsys.kernel.api.common import (
     services,
 )
 from slotsys.kernel.context import Principal
+from slotsys.players.services.aft import AftService
 from slotsys.players.services.players import PlayerService, TablePlay
 from slotsys.players.services.sessions import SessionService
 from slotsys.kernel.api.contract import answers
 from slotsys.players.services.results import (
-    CardInResult, CardIssued, CardOutResult, CardView, MachineSession, PlayerHistory, PlayerToken, PlayerView,
+    AftTransferView, CardInResult, CardIssued, CardOutResult, CardView, MachineSession, PlayerHistory, PlayerToken, PlayerView,
     PointsExpiry, PointsJournalPage, ProgramConfig, ProgramView, RedemptionCancelled, RedemptionCompleted,
     RedemptionHold, RuleView, TableRating, TierView, TransferResult, WalletMovement, WalletRedemption,
     WalletStatement,
@@ -51,6 +52,10 @@ def players() -> PlayerService:
 
 def sessions() -> SessionService:
     return services().sessions
+
+
+def aft() -> AftService:
+    return services().aft
 
 
 # Endpoints a player may call with their own token (``pl_…``, from /players/login).
@@ -117,6 +122,12 @@ class TransferIn(StrictModel):
     pin: Pin
     amount: Won
     kind: Literal["cashable", "promo"] = "cashable"
+
+
+class AftIn(StrictModel):
+    card_number: CardNumber
+    pin: Pin
+    amount: Won
 
 
 class CashOutIn(StrictModel):
@@ -407,3 +418,33 @@ def redeem_ack(asset: str, redemption_id: int):
 def redeem_cancel(asset: str, redemption_id: int):
     key = once_key(f"redemptions/{asset}/{redemption_id}/cancel")
     return reply_once(sessions().redeem_cancel(principal(), asset, redemption_id, key))
+
+
+# ------------------------------------------------------------------ AFT at a SAS machine (machine key)
+@machines_bp.post("/<asset>/aft/to-machine")
+@machines_bp.input(AftIn, arg_name="body")
+@machines_bp.doc(summary="AFT wallet → SAS machine (card + PIN): holds the money, the SAS host sends it; needs "
+                 "Idempotency-Key", **AUTH_DOC)
+@answers(AftTransferView, status=202, once=True, throttled=True)
+def aft_to_machine(asset: str, body: AftIn):
+    key = once_key(f"aft/to_machine/{asset}", [str(body.card_number), body.amount], status=202)
+    return reply_once(aft().request(principal(), asset, body.card_number, body.pin, body.amount, "to_machine", key),
+                      status=202)
+
+
+@machines_bp.post("/<asset>/aft/to-wallet")
+@machines_bp.input(AftIn, arg_name="body")
+@machines_bp.doc(summary="AFT SAS machine → wallet (card + PIN): the SAS host takes the credits; needs "
+                 "Idempotency-Key", **AUTH_DOC)
+@answers(AftTransferView, status=202, once=True, throttled=True)
+def aft_to_wallet(asset: str, body: AftIn):
+    key = once_key(f"aft/to_wallet/{asset}", [str(body.card_number), body.amount], status=202)
+    return reply_once(aft().request(principal(), asset, body.card_number, body.pin, body.amount, "to_wallet", key),
+                      status=202)
+
+
+@machines_bp.get("/<asset>/aft/<int:transfer_id>")
+@machines_bp.doc(summary="An AFT transfer's state: pending, sent, completed, failed or expired", **AUTH_DOC)
+@answers(AftTransferView)
+def aft_transfer(asset: str, transfer_id: int):
+    return aft().get(principal(), asset, transfer_id).model_dump(mode="json")
