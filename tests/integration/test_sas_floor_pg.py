@@ -67,16 +67,23 @@ def egm_meters(model: EgmModel) -> dict[str, int]:
 
 
 @pytest.fixture
-def sas_floor(pg_app):
+def machine_keys() -> dict[str, str]:
+    """The SAS machines' REST keys (``mk_…``) by asset, filled by :func:`sas_floor` (for the player-tracking side
+    of a SAS machine: card-in, AFT requests)."""
+    return {}
+
+
+@pytest.fixture
+def sas_floor(pg_app, machine_keys):
     svc = pg_app.extensions["slotsys"]
     with svc.uow() as uow:  # a SAS bank of its own (its mystery level: a machine level of S001, made later)
         create_zone(uow, None, "SAS", "SAS zone")
         create_bank(uow, None, "S1", "Bank S1", "SAS", "N")
         for x, asset in enumerate(ASSETS.values()):
-            enrol_machine(uow, svc.ctx, None, {"asset_number": asset, "bank": "S1", "game": "dragon_pearl_50",
-                                               "denomination": 100, "validation_scheme": "sas",
-                                               "outcome_source": "machine", "x": x, "y": 20,
-                                               "reason": "SAS test floor"}, tickets=svc.tito.desk)
+            spec = {"asset_number": asset, "bank": "S1", "game": "dragon_pearl_50", "denomination": 100,
+                    "validation_scheme": "sas", "outcome_source": "machine", "x": x, "y": 20,
+                    "reason": "SAS test floor"}
+            _, machine_keys[asset] = enrol_machine(uow, svc.ctx, None, spec, tickets=svc.tito.desk)
         uow.commit()
     floor = build_sas_floor(svc)
     game = load_game("dragon_pearl_50")
