@@ -13,7 +13,10 @@ Idempotency keys (``asset`` is the floor's asset number):
   the reset, which moves one of them);
 * events: ``{asset}:event:{host sequence}``; meters: ``{asset}:meters:{games played}:{trigger}``;
 * legacy bonus: the award's ``instruction_id`` (the floor's own id of the award), with the bonus meter before
-  its first send kept by the floor (:class:`BonusSending`).
+  its first send kept by the floor (:class:`BonusSending`);
+* AFT: the transfer's ``transaction_id`` (unique, the machine refuses a reused one): the floor settles each once
+  by it and hands a transfer it sent but has no result for back to the host, which interrogates the machine
+  (or sends the same ID again) rather than issue a new one (SAS 6.02 §8).
 
 Errors: a port method may raise; the host keeps the same command and calls again later with the same key.
 """
