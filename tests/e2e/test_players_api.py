@@ -529,6 +529,13 @@ def test_wallet_service_moves_money_inside_the_callers_unit_of_work(api):
     ("machine", "POST", "/api/v1/machines/M015/wallet/to-machine", {"card_number": "123", "pin": "2468", "amount": 1000}, 422, "card_number"),
     ("machine", "POST", "/api/v1/machines/M015/wallet/to-machine", {"card_number": "{card}", "pin": "2468", "amount": 10**13}, 422, "amount"),
     ("machine", "POST", "/api/v1/machines/M015/redemptions", {"card_number": "{card}", "pin": "2468", "points": 0, "kind": "promo"}, 422, "points"),
+    ("machine", "POST", "/api/v1/machines/M015/aft/to-machine", {"card_number": "{card}", "pin": "2468", "amount": -5}, 422, "amount"),
+    ("machine", "POST", "/api/v1/machines/M015/aft/to-machine", {"card_number": "{card}", "pin": "2468", "amount": "1000"}, 422, "amount"),
+    ("machine", "POST", "/api/v1/machines/M015/aft/to-wallet", {"card_number": "{card}", "pin": "2468", "amount": 10.5}, 422, "amount"),
+    ("machine", "POST", "/api/v1/machines/M015/aft/to-machine", {"card_number": "{card}", "pin": "2468", "amount": 1000}, 409, "asset"),  # not SAS
+    ("machine", "POST", "/api/v1/machines/M016/aft/to-machine", {"card_number": "{card}", "pin": "2468", "amount": 1000}, 403, None),
+    ("host", "GET", "/api/v1/machines/NOPE/aft/1", None, 404, "asset"),
+    ("host", "GET", "/api/v1/machines/M015/aft/999999", None, 404, "transfer"),
     ("machine", "POST", "/api/v1/machines/M015/card-in", {"card_number": "{card}", "extra": 1}, 422, "extra"),
     ("machine", "POST", "/api/v1/machines/M016/card-in", {"card_number": "{card}"}, 403, None),  # M015's key
     ("admin", "PATCH", "/api/v1/players/config/program", {"per_transfer_max_won": 0}, 422, "per_transfer_max_won"),
@@ -540,7 +547,8 @@ def test_bad_player_input_is_refused_and_changes_nothing(api, who, method, path,
     card_in(api, "M015", p["card_number"])
     before = state(api)
     path = path.replace("{pid}", str(p["player"]))
-    body = {k: (v.replace("{card}", p["card_number"]) if isinstance(v, str) else v) for k, v in body.items()}
+    body = None if body is None else {k: (v.replace("{card}", p["card_number"]) if isinstance(v, str) else v)
+                                      for k, v in body.items()}
     if who == "machine":
         r = api.as_machine("M015", method, path, body)
     else:
