@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
+from slotsys.kernel import accounts
 from slotsys.kernel.context import Principal
+from slotsys.kernel.idempotency import OnceKey, fingerprint
 from slotsys.sas.services.floor_port import (
-    BillIn, GamePlayed, HandpayPending, HandpayReset, InstructionDone, MachineEvent, MachineIdentity, MeterReport,
+    AftResult, AftTransferRequest, BillIn, GamePlayed, HandpayPending, HandpayReset, InstructionDone, MachineEvent, MachineIdentity, MeterReport,
     TicketIssued,
 )
 from tito.domain.validation import sas_secure_enhanced_number
@@ -259,3 +261,58 @@ def test_a_mystery_award_on_a_sas_machine_is_a_legacy_bonus_settled_once_by_its_
         assert uow.ledger.balance(accounts.jackpot_payable("SASM")) == 0
     assert floor.bonus_sending(BonusSending("M001", bonus.instruction_id, 0)) is None  # settled: never sent again
     assert svc.audit.report()["balanced"]
+
+
+def test_an_aft_transfer_is_handed_to_the_host_one_at_a_time_and_settled_once(sas):
+    svc, floor = sas
+    prepare_sas_machines(svc, ["M001"])
+    aft0 = {"aft_in": 0, "aft_in_count": 0, "aft_out": 0, "aft_out_count": 0}
+    assert floor.enrol(identity("M001"), MeterReport("M001", "M001:meters:0:enrolment", "enrolment",
+                                                     {"coin_in": 0, "games_played": 0, "credits": 0, **aft0})).accepted
+    host, cashier, machine = (Principal("staff", "host", "host"), Principal("staff", "cashier", "cashier"),
+                              Principal("machine", "M001"))
+    p = svc.players.enrol(host, "Lee Seo-yeon", "2468", OnceKey(host.id, "aft-enrol", fingerprint("e"))).result
+    svc.players.deposit(cashier, p.player, 50_000, OnceKey(cashier.id, "aft-dep", fingerprint("d")))
+    svc.sessions.card_in(machine, "M001", p.card_number, OnceKey(machine.id, "aft-in", fingerprint("c")))
+
+    def ask(direction: str, amount: int, k: str):
+        return svc.aft.request(machine, "M001", p.card_number, "2468", amount, direction,
+                               OnceKey(machine.id, k, fingerprint("POST", direction, amount))).result
+
+    def wallet() -> int:
+        with svc.uow(readonly=True) as uow:
+            return uow.ledger.balance(accounts.player_cashable(p.player))
+
+    def credits() -> int:
+        with svc.uow(readonly=True) as uow:
+            return uow.machines.credits("M001").cashable
+
+    t = ask("to_machine", 30_000, "t1")
+    assert (t.state, wallet(), credits()) == ("pending", 20_000, 0)
+    (ins,) = [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)]
+    assert (ins.transaction_id, ins.direction, ins.amount_won) == (t.transaction_id, "to_machine", 30_000)
+    assert [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)] == [ins]  # sent: again
+    done = AftResult("M001", ins.instruction_id, ins.transaction_id, 0x00, 30_000)
+    floor.aft_result(done)
+    floor.aft_result(done)  # the host's repeat
+    assert (wallet(), credits(), svc.aft.get(machine, "M001", t.transfer).state) == (20_000, 30_000, "completed")
+    assert [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)] == []
+    # the machine's AFT meters against the floor's
+    assert floor.reconcile_meters(MeterReport("M001", "M001:meters:0:reconcile", "reconcile",
+                                              {**aft0, "aft_in": 30_000, "aft_in_count": 1, "credits": 30_000})) == []
+    (bad,) = floor.reconcile_meters(MeterReport("M001", "M001:meters:0:reconcile", "reconcile",
+                                                {**aft0, "aft_in": 40_000, "aft_in_count": 1, "credits": 30_000}))
+    assert (bad.meter, bad.floor, bad.machine) == ("aft_in", 30_000, 40_000)
+
+    # a refused AFT in returns the hold; an AFT out moves what the machine moved
+    t = ask("to_machine", 10_000, "t2")
+    (ins,) = [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)]
+    floor.aft_result(AftResult("M001", ins.instruction_id, ins.transaction_id, 0x87, 0))
+    assert (wallet(), credits(), svc.aft.get(machine, "M001", t.transfer).state) == (20_000, 30_000, "failed")
+    t = ask("to_wallet", 30_000, "t3")
+    (ins,) = [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)]
+    assert ins.direction == "to_host"
+    floor.aft_result(AftResult("M001", ins.instruction_id, ins.transaction_id, 0x00, 30_000))
+    assert (wallet(), credits(), svc.aft.get(machine, "M001", t.transfer).moved) == (50_000, 0, 30_000)
+    assert svc.aft.meters("M001") == {"aft_in": 30_000, "aft_in_count": 1, "aft_out": 30_000, "aft_out_count": 1}
+    assert floor.refused == [] and svc.audit.report()["balanced"]

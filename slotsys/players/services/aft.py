@@ -151,11 +151,11 @@ class AftService:
             if won % m.denomination:
                 raise ValidationFailed(f"₩{won:,} is not a whole number of the machine's ₩{m.denomination:,} credits",
                                        field="amount", denomination=m.denomination)
-            self._expire(uow, m, now)
             card = uow.players.card_by_id(card_id)
             refuse_unusable(card)
             s = carded_session(uow, m, card)
             player = uow.players.get(player_id, for_update=True)
+            self._expire(uow, m, now)  # after the player's row: the lock order (machine → player → accounts)
             prog = uow.players.program()
             day = gaming_day(now, prog.gaming_day_start_hour_utc)
             check_transfer(limits_of(prog), direction, won, uow.players.transferred_on(player.id, day, direction))
@@ -195,20 +195,31 @@ class AftService:
             require_machine(principal, asset)
         else:
             require_role(principal, "attendant", "host", "operator", "auditor")
-        with self.ctx.uow() as uow:
-            m = uow.machines.get(asset, for_update=True)
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
             t = uow.players.aft(transfer_id)
             if t is None or t.machine_id != m.id:
                 raise NotFound(f"AFT transfer {transfer_id} is not one of machine {asset}", field="transfer")
-            if self._expire(uow, m, self._now()):
-                uow.commit()
-            return self._view(uow, uow.players.aft(transfer_id), asset)
+            if not (t.state == "pending" and t.expires_at <= self._now()):
+                return self._view(uow, t, asset)
+        with self.ctx.uow() as uow:  # past its time: expired now (the machine's row lock, as the host's slot)
+            m = uow.machines.get(asset, for_update=True)
+            self._expire(uow, m, self._now())
+            view = self._view(uow, uow.players.aft(transfer_id), asset)
+            uow.commit()
+            return view
 
     # ------------------------------------------------------------ phase 2 (the SAS host's floor)
+    @staticmethod
+    def has_open(uow: PlayersUnitOfWork, machine_id: int) -> bool:
+        """Whether the machine has an AFT transfer pending or sent, read in the caller's unit of work (the SAS
+        host's floor asks at every instruction slot: :meth:`next_for_machine` only when there is one)."""
+        return bool(uow.players.aft_open(machine_id))
+
     def next_for_machine(self, asset: str) -> AftPending | None:
         """The transfer the SAS host should carry out on ``asset`` now (see the module: a ``sent`` one, else the
-        oldest ``pending`` one, marked ``sent``), or None. Expires the machine's stale pending ones. A machine
-        with nothing open costs one read."""
+        oldest ``pending`` one, marked ``sent``), or None. Expires the machine's stale pending ones. Only a
+        pending one to mark costs a write."""
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             open_ = uow.players.aft_open(m.id)

@@ -657,6 +657,7 @@ class ServicesFloor:
         with self.ctx.uow(readonly=True) as uow:
             m = uow.machines.get(asset)
             status, reason = m.status, m.lock_reason
+            aft_open = self.aft is not None and self.aft.has_open(uow, m.id)
         want = status not in DISABLED_STATES
         with self._lock:
             pending = self._enable.get(asset)
@@ -670,7 +671,7 @@ class ServicesFloor:
             # one at a time: each is confirmed by the bonus meter's growth since its own first send
             for p in self.bonuses.pending(asset, limit=1):
                 out.append(LegacyBonusAward(f"{BONUS_PREFIX}{p.hit}", p.amount_won, 0, p.meter_before_won))
-        if self.aft is not None and want:  # one at a time: a sent one again until the machine's answer settles it
+        if self.aft is not None and want and aft_open:  # one at a time: a sent one again until it is settled
             t = self.aft.next_for_machine(asset)
             if t is not None:
                 out.append(AftTransferRequest(f"{AFT_PREFIX}{t.transfer}", t.transaction_id,
