@@ -12,6 +12,13 @@ def expire_idle_points(self) -> dict:
     return self.app.services.players.expire_idle().model_dump(mode="json")
 
 
+@shared_task(name="slotsys.expire_aft_transfers", bind=True)
+def expire_aft_transfers(self) -> dict:
+    """Expire the AFT transfers the SAS host never took within SLOTSYS_AFT_PENDING_TIMEOUT_S, their wallet holds
+    returned (beat, every 10 s; services/aft.py)."""
+    return self.app.services.aft.expire_stale()
+
+
 @shared_task(name="slotsys.purge_idempotency", bind=True)
 def purge_idempotency(self) -> dict:
     """Delete idempotency records past the retention window in bounded batches (beat, hourly)."""

@@ -65,6 +65,8 @@ def make_celery(settings: Settings, *, offline_sweep_s: float = 5.0, accounting_
             "jackpot-fold": {"task": "jackpot_controller.fold", "schedule": 1.0},  # the sequencer's safety net
             "jackpot-sweep": {"task": "jackpot_controller.sweep", "schedule": 5.0},  # lost awards, claim timeouts
             "expire-idle-points": {"task": "slotsys.expire_idle_points", "schedule": 3600.0},
+            # AFT transfers the SAS host never took: expired, their wallet holds returned (players/services/aft.py)
+            "expire-aft-transfers": {"task": "slotsys.expire_aft_transfers", "schedule": 10.0},
             # machines silent past SLOTSYS_MACHINE_OFFLINE_AFTER_S → comms_lost + alert (services/floor_events.py)
             "machines-offline-sweep": {"task": "slotsys.machines_offline_sweep",
                                        "schedule": float(offline_sweep_s)},

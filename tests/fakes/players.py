@@ -215,6 +215,9 @@ class FakePlayers:
     def aft_open(self, machine_id: int, *, for_update: bool = False) -> list[Record]:
         return [a for a in self.records["aft"] if a.machine_id == machine_id and a.state in ("pending", "sent")]
 
+    def aft_stale_machines(self, now: datetime) -> list[int]:
+        return sorted({a.machine_id for a in self.records["aft"] if a.state == "pending" and a.expires_at <= now})
+
     def aft_totals(self, machine_id: int) -> dict[str, int]:
         out = {"aft_in": 0, "aft_in_count": 0, "aft_out": 0, "aft_out_count": 0}
         for a in self.records["aft"]:

@@ -159,6 +159,12 @@ def test_a_transfer_never_sent_expires_and_returns_its_hold_a_sent_one_waits():
     late = f.aft.settle("S001", second.transaction_id, 0x00, 20_000)  # a result for an expired one: nothing
     assert (late.state, late.changed) == ("expired", False) and f.money(p.player) == (90_000, 10_000, 0)
     assert f.aft.next_for_machine("S001").transfer == first.transfer
+    # beat's sweep: a machine no host polls
+    third = f.request(p.card_number, 5_000).result
+    assert f.aft.expire_stale() == {"expired": 0}
+    f.ctx.clock.at += timedelta(seconds=61)
+    assert f.aft.expire_stale() == {"expired": 1} and f.aft.expire_stale() == {"expired": 0}
+    assert f.repos["players"].aft(third.transfer).state == "expired" and f.money(p.player) == (90_000, 10_000, 0)
 
 
 def test_refusals_move_nothing():

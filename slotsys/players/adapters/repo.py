@@ -203,6 +203,11 @@ class PlayerRepo:
                 .order_by(AftTransferRow.id))
         return list(self.s.scalars(stmt.with_for_update() if for_update else stmt))
 
+    def aft_stale_machines(self, now: datetime) -> list[int]:
+        """Ids of machines with a pending AFT transfer past its ``expires_at``."""
+        return list(self.s.scalars(select(AftTransferRow.machine_id).where(
+            AftTransferRow.state == "pending", AftTransferRow.expires_at <= now).distinct()))
+
     def aft_totals(self, machine_id: int) -> dict[str, int]:
         """The machine's completed AFT transfers: ``aft_in`` / ``aft_out`` (won moved) and their counts."""
         rows = self.s.execute(

@@ -24,7 +24,8 @@ Flow (amounts integer won; ``asset`` the floor's asset number):
    a cashless transfer row (``via`` ``sas_aft``) in the player's history and daily totals.
 4. Expiry — a ``pending`` transfer (never handed to the host) past its ``expires_at`` becomes ``expired`` and its
    hold returns (``aft.release``); checked whenever the machine's transfers are read (the host's instruction
-   slot, a request, a GET). A ``sent`` one never expires: the machine's answer resolves it.
+   slot, a request, a GET) and by beat (:meth:`AftService.expire_stale`, every 10 s). A ``sent`` one never
+   expires: the machine's answer resolves it.
 
 Daily limits count the transfers done and the AFT transfers pending or sent. Lock order: machine row → player
 row → transfer rows → ledger accounts.
@@ -301,6 +302,19 @@ class AftService:
                 raise NotFound(f"AFT transaction {transaction_id!r} is not one of machine {asset}",
                                field="transaction_id")
             return t.direction
+
+    def expire_stale(self) -> dict[str, int]:
+        """Expire every pending transfer past its time, machine by machine under its row lock (beat: a machine
+        whose host is not polling it, or that is disabled, has no instruction slot to do it). Returns
+        ``{"expired": n}``."""
+        with self.ctx.uow(readonly=True) as uow:
+            stale = [uow.machines.get_by_id(mid).asset_number for mid in uow.players.aft_stale_machines(self._now())]
+        n = 0
+        for asset in stale:
+            with self.ctx.uow() as uow:
+                n += self._expire(uow, uow.machines.get(asset, for_update=True), self._now())
+                uow.commit()
+        return {"expired": n}
 
     def meters(self, asset: str) -> dict[str, int]:
         """The floor's AFT meters of ``asset`` (SAS names): ``aft_in`` / ``aft_out`` won moved by completed

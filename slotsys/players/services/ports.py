@@ -161,6 +161,10 @@ class PlayerRepository(Protocol):
         """The machine's AFT transfers pending or sent, oldest first."""
         ...
 
+    def aft_stale_machines(self, now: datetime) -> list[int]:
+        """Ids of machines with a pending AFT transfer past its ``expires_at``."""
+        ...
+
     def aft_totals(self, machine_id: int) -> dict[str, int]:
         """The machine's completed AFT transfers: ``aft_in`` / ``aft_out`` (won moved), ``aft_in_count`` /
         ``aft_out_count``."""

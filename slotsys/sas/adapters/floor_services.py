@@ -738,6 +738,8 @@ class ServicesFloor:
             return aft.settle(asset, result.transaction_id, result.status, result.amount_won, reason)
 
         peek = self._final(asset, "aft", lambda: aft.direction_of(asset, result.transaction_id))
+        if peek is None:  # not one of this machine's transfers: refused (kept and logged), nothing moves
+            return
         if peek == "to_wallet" and result.ok and result.amount_won > 0:
             self._money_out(asset, "aft_out", settle)
         else:
