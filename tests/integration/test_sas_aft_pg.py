@@ -2,11 +2,11 @@
 pseudo-terminal (the fixture of ``test_sas_floor_pg``). A carded player at machine S002 moves wallet money to the
 machine by AFT (the transfer's 72 response dropped, the interrogation's CRC corrupted: resolved by interrogation,
 never a second transfer), plays, and moves the credits back to the wallet; a transfer sent while the floor is
-unreachable is settled once by a restarted host (the machine refuses the reused transaction ID; the interrogation
-answers). The same Idempotency-Key from several threads holds once; a request above the wallet, bad amounts and
-a machine that is not a SAS machine change nothing. At the end every won is accounted once: the floor's meters
-(AFT ones included) equal the emulator's, the host's AFT meters are the machine's, the wallet is what it should
-be and the ledger audit balances."""
+unreachable is settled once by a restarted host from the machine's interrogation (the machine busy meanwhile: it
+could not be locked for a second transfer, nor needs to be). The same Idempotency-Key from several threads holds
+once; a request above the wallet, bad amounts and a machine that is not a SAS machine change nothing. At the end
+every won is accounted once: the floor's meters (AFT ones included) equal the emulator's, the host's AFT meters
+are the machine's, the wallet is what it should be and the ledger audit balances."""
 
 from __future__ import annotations
 
@@ -177,6 +177,8 @@ def test_aft_on_the_real_services(sas_floor, machine_keys, pg_app):  # noqa: F81
     wait(lambda: down, what="the AFT done on the machine, its result lost")
     host.stop()
     assert player.state(t4["transfer"])["state"] == "sent" and m2.credits_won == 50_000
+    # and the machine cannot be locked now (busy): the new host asks it first, it never needs the lock
+    m2.playable = lambda: "busy"
     floor2 = build_sas_floor(svc)
     channel2 = SasChannel("pty", channel.link, [MachineSpec(a, asset, 2000 + a) for a, asset in ASSETS.items()],
                           floor2, timings=TIMINGS, reconcile_every_s=0)
@@ -186,6 +188,7 @@ def test_aft_on_the_real_services(sas_floor, machine_keys, pg_app):  # noqa: F81
         wait(lambda: player.state(t4["transfer"])["state"] == "completed" and channel2.idle()
              and all(s.enrolled for s in channel2.sessions), what="the sent AFT settled by the new host")
         assert m2.meters[METER.AFT_IN_COUNT] == 3 and m2.credits_won == 50_000  # not moved twice
+        del m2.playable
         assert player.wallet() == 90_000 + left
         host2.reconcile_all("final")
         time.sleep(0.3)

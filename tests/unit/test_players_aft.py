@@ -90,7 +90,9 @@ def test_aft_to_the_machine_holds_the_money_then_settles_it_once():
     sent = f.aft.next_for_machine("S001")
     assert (sent.transfer, sent.transaction_id, sent.direction, sent.amount_won) == (
         t.transfer, t.transaction_id, "to_machine", 30_000)
-    assert f.aft.next_for_machine("S001") == sent  # sent, unresolved: handed again (the host interrogates)
+    assert not sent.resend
+    again = f.aft.next_for_machine("S001")  # sent, unresolved: handed again, the host asks the machine first
+    assert (again.transfer, again.transaction_id, again.resend) == (sent.transfer, sent.transaction_id, True)
     assert f.aft.get(S001, "S001", t.transfer).state == "sent"
 
     done = f.aft.settle("S001", t.transaction_id, 0x00, 30_000)

@@ -4,6 +4,8 @@ nothing), a refusal recorded without stopping the host, a disabled machine told 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
@@ -291,7 +293,9 @@ def test_an_aft_transfer_is_handed_to_the_host_one_at_a_time_and_settled_once(sa
     assert (t.state, wallet(), credits()) == ("pending", 20_000, 0)
     (ins,) = [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)]
     assert (ins.transaction_id, ins.direction, ins.amount_won) == (t.transaction_id, "to_machine", 30_000)
-    assert [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)] == [ins]  # sent: again
+    assert not ins.resend  # sent: handed again, flagged for the host to interrogate the machine first
+    assert [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)] == [
+        dataclasses.replace(ins, resend=True)]
     done = AftResult("M001", ins.instruction_id, ins.transaction_id, 0x00, 30_000)
     floor.aft_result(done)
     floor.aft_result(done)  # the host's repeat

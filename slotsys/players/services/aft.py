@@ -12,9 +12,9 @@ Flow (amounts integer won; ``asset`` the floor's asset number):
    :attr:`AftService.timeout_s` after it was asked for. To the machine the money is HELD at once:
    ``Dr player:<id>:cashable / Cr machine:<asset>:aft_in_transit`` (kind ``aft.hold``).
 2. :meth:`AftService.next_for_machine` — the SAS host's floor takes the machine's transfer to send: a ``sent``
-   one first (sent before, its result unknown: the host interrogates the machine or sends the same transaction
-   ID again, which the machine refuses if it already did it, never a second transfer), otherwise the oldest
-   ``pending`` one, marked ``sent``. One at a time per machine.
+   one first (``resend``: handed before, its result unknown: the host interrogates the machine first and sends
+   it, with the same transaction ID, only when the machine does not know it — never a second transfer),
+   otherwise the oldest ``pending`` one, marked ``sent``. One at a time per machine.
 3. :meth:`AftService.settle` — the machine's final status for the transaction ID, exactly once (a repeat changes
    nothing): success to the machine ``Dr machine:<asset>:aft_in_transit / Cr machine:<asset>:credits``
    (``aft.to_machine``; a part the machine did not take goes back to the wallet in the same entry); success to the
@@ -70,13 +70,15 @@ class MachineNotSas(Conflict):
 @dataclass(frozen=True)
 class AftPending:
     """A transfer for the SAS host to carry out: ``transfer`` its id, ``transaction_id``, ``direction``
-    to_machine | to_wallet, ``amount_won``, ``player``."""
+    to_machine | to_wallet, ``amount_won``, ``player``; ``resend`` True when it was handed to a host
+    before and is not settled (the host asks the machine before sending it)."""
 
     transfer: int
     transaction_id: str
     direction: str
     amount_won: int
     player: int
+    resend: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,18 +228,19 @@ class AftService:
             open_ = uow.players.aft_open(m.id)
             sent = next((t for t in open_ if t.state == "sent"), None)
             if not open_ or sent is not None:
-                return None if sent is None else self._pending(sent)
+                return None if sent is None else self._pending(sent, resend=True)
         with self.ctx.uow() as uow:
             now = self._now()
             m = uow.machines.get(asset, for_update=True)
             self._expire(uow, m, now)
             rows = uow.players.aft_open(m.id, for_update=True)
             out = next((t for t in rows if t.state == "sent"), None)
+            resend = out is not None
             if out is None and rows:
                 out = rows[0]
                 out.state, out.sent_at = "sent", now
                 log.info("aft.sent", machine=asset, transfer=out.id, transaction_id=out.transaction_id)
-            result = None if out is None else self._pending(out)
+            result = None if out is None else self._pending(out, resend=resend)
             uow.commit()
             return result
 
@@ -345,8 +348,8 @@ class AftService:
         return n
 
     @staticmethod
-    def _pending(t: Any) -> AftPending:
-        return AftPending(t.id, t.transaction_id, t.direction, t.amount_won, t.player_id)
+    def _pending(t: Any, *, resend: bool) -> AftPending:
+        return AftPending(t.id, t.transaction_id, t.direction, t.amount_won, t.player_id, resend)
 
     @staticmethod
     def _view(uow: PlayersUnitOfWork, t: Any, asset: str) -> AftTransferView:

@@ -50,8 +50,9 @@ used as the Idempotency-Key of the machine ``machine:<asset>``, namespaced ``sas
   (``Dr jackpot:<L>:payable / Cr machine:<a>:credits``: the machine's credit meter already holds it), once;
   ``refused`` makes it a handpay for the attendant's queue. While it is enabled, also the machine's AFT transfer
   a carded player asked for (:class:`slotsys.players.services.aft.AftService`, SAS 6.02 §8): one at a time, a
-  transfer already sent first (the host locks, sends the same transaction ID — the machine refuses a reused one
-  — and interrogates: never a second transfer), otherwise the oldest pending one, marked sent, as an
+  transfer already sent first (``resend``: the host interrogates the machine and settles what it did; only a
+  transfer the machine does not know is locked and sent, with the same transaction ID — the machine refuses a
+  reused one: never a second transfer), otherwise the oldest pending one, marked sent, as an
   :class:`AftTransferRequest` (instruction id ``aft-<transfer id>``, ``to_machine`` or ``to_host``, account
   the player's cashable wallet).
 * ``aft_result`` — the machine's final AFT status, exactly once by transaction ID (:meth:`AftService.settle`):
@@ -676,7 +677,7 @@ class ServicesFloor:
             if t is not None:
                 out.append(AftTransferRequest(f"{AFT_PREFIX}{t.transfer}", t.transaction_id,
                                               "to_machine" if t.direction == "to_machine" else "to_host",
-                                              t.amount_won, accounts.player_cashable(t.player)))
+                                              t.amount_won, accounts.player_cashable(t.player), t.resend))
         return out
 
     def instruction_done(self, done: InstructionDone) -> None:

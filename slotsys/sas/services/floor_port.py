@@ -235,13 +235,17 @@ class BonusSending:
 @dataclass(frozen=True)
 class AftTransferRequest:
     """An AFT in-house cashable transfer: ``direction`` ``to_machine`` (the player's wallet to the credit
-    meter) or ``to_host`` (the credit meter to the wallet); ``transaction_id`` 1–20 printable ASCII, unique."""
+    meter) or ``to_host`` (the credit meter to the wallet); ``transaction_id`` 1–20 printable ASCII, unique.
+    ``resend`` True: handed to a host before and not settled (a lost answer, a host restart): the machine may
+    have done it already, so the host interrogates first (72 FF) and settles a result for this transaction ID
+    as it stands; only a machine that does not know it is locked and sent the transfer (SAS 6.02 §8)."""
 
     instruction_id: str
     transaction_id: str
     direction: str
     amount_won: int
     account: str
+    resend: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ authorize_ticket → 71, then 68 → 71 FF → ticket_redeemed (commit or releas
 handpay_pending, the port's paid handpays → 94, handpay reset 52 → handpay_reset; a legacy bonus instruction →
 9A (the meter before its first send: bonus_sending, kept by the floor) → 8A → 9A, bonus_result once the meters
 grew by it (a bonus the meters already show is never sent again: a lost ACK or a host restart pays once);
-legacy bonus 7C is informational; AFT 69 → 72 interrogation → aft_result; door, power, tilt and printer exceptions →
+legacy bonus 7C is informational; an AFT instruction → 74 lock → 72 transfer → 72 interrogation by transaction
+ID → aft_result (one handed again with ``resend``: interrogated first, sent only if the machine does not know
+it); AFT 69 → 72 interrogation; door, power, tilt and printer exceptions →
 record_event; 70 (buffer overflow) → a full meter reconciliation. Enrolment (first contact, back online,
 power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure enhanced), 7F (date/time),
 21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported) and 1B (a handpay
@@ -906,7 +908,23 @@ class SasChannel:
             else:
                 finish(AftStatus.UNABLE_NOW, 0)
 
-        self._job(s, "74", m.AftLockRequest(0x00, cond, 500), locked, lambda e: s.inflight.pop(ins.instruction_id, None))
+        def lock() -> None:
+            self._job(s, "74", m.AftLockRequest(0x00, cond, 500), locked,
+                      lambda e: s.inflight.pop(ins.instruction_id, None))
+
+        def known(f: bytes) -> None:  # a transfer handed before: did the machine do it already?
+            r = m.AftTransferResult.decode(f)
+            if r.transaction_id != ins.transaction_id:
+                lock()  # the machine's last transfer is another one: ours never reached it
+            elif AftStatus.is_pending(r.status):
+                interrogate()
+            else:
+                finish(r.status, r.cashable if AftStatus.is_success(r.status) else 0)
+
+        if ins.resend:
+            self._job(s, "72 interrogate", m.AftInterrogate(), known, lambda e: s.inflight.pop(ins.instruction_id, None))
+        else:
+            lock()
 
     # ------------------------------------------------------------------ reporting
     def _aft_final(self, s: _Session, frame: bytes) -> None:
