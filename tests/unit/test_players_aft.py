@@ -213,3 +213,14 @@ def test_pending_aft_counts_towards_the_daily_limit():
         f.request(p.card_number, 30_000)
     assert (e.value.status, e.value.field) == (409, "amount")
     assert f.money(p.player) == (70_000, 30_000, 0)
+
+
+def test_a_transfer_not_sent_before_the_player_carded_out_fails_and_returns_its_hold():
+    f = Floor()
+    p = f.player()
+    t = f.request(p.card_number, 10_000).result
+    f.sessions.card_out(S001, "S001", OnceKey(S001.id, "out", fingerprint("out")))
+    assert f.aft.next_for_machine("S001") is None
+    view = f.aft.get(S001, "S001", t.transfer)
+    assert (view.state, view.reason) == ("failed", "the player carded out before it was sent")
+    assert f.money(p.player) == (100_000, 0, 0)

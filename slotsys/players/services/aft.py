@@ -14,7 +14,9 @@ Flow (amounts integer won; ``asset`` the floor's asset number):
 2. :meth:`AftService.next_for_machine` — the SAS host's floor takes the machine's transfer to send: a ``sent``
    one first (``resend``: handed before, its result unknown: the host interrogates the machine first and sends
    it, with the same transaction ID, only when the machine does not know it — never a second transfer),
-   otherwise the oldest ``pending`` one, marked ``sent``. One at a time per machine.
+   otherwise the oldest ``pending`` one, marked ``sent`` (one asked in a session that has ended since — the
+   player carded out — is ``failed`` instead, its hold returned: credits never reach a machine its player left).
+   One at a time per machine.
 3. :meth:`AftService.settle` — the machine's final status for the transaction ID, exactly once (a repeat changes
    nothing): success to the machine ``Dr machine:<asset>:aft_in_transit / Cr machine:<asset>:credits``
    (``aft.to_machine``; a part the machine did not take goes back to the wallet in the same entry); success to the
@@ -236,10 +238,16 @@ class AftService:
             rows = uow.players.aft_open(m.id, for_update=True)
             out = next((t for t in rows if t.state == "sent"), None)
             resend = out is not None
-            if out is None and rows:
-                out = rows[0]
-                out.state, out.sent_at = "sent", now
-                log.info("aft.sent", machine=asset, transfer=out.id, transaction_id=out.transaction_id)
+            if out is None:
+                session = uow.players.open_session_for_machine(m.id)
+                for t in rows:  # the oldest pending one asked in the machine's open session
+                    if session is None or session.id != t.session_id:
+                        self._close(uow, m, t, now, "failed", "the player carded out before it was sent")
+                        continue
+                    out = t
+                    out.state, out.sent_at = "sent", now
+                    log.info("aft.sent", machine=asset, transfer=out.id, transaction_id=out.transaction_id)
+                    break
             result = None if out is None else self._pending(out, resend=resend)
             uow.commit()
             return result
@@ -333,19 +341,24 @@ class AftService:
         for t in uow.players.aft_open(m.id, for_update=True):
             if t.state != "pending" or t.expires_at > now:
                 continue
-            entry = None
-            if t.direction == "to_machine":
-                e = L.EntryBuilder("aft.release", f"AFT {t.transaction_id} to machine {m.asset_number}: expired "
-                                   "before it was sent, hold returned")
-                e.add(debit=accounts.aft_in_transit(m.asset_number), credit=wallet_account(t.player_id, "cashable"),
-                      amount=t.amount_won)
-                entry = uow.ledger.post(e.build({"machine": m.asset_number, "player": t.player_id,
-                                                 "transaction_id": t.transaction_id, "aft": t.id}))
-            t.state, t.settled_at, t.settle_entry_id = "expired", now, entry
-            t.reason = f"not sent to the machine within {self.timeout_s} s"
-            log.info("aft.expired", machine=m.asset_number, transfer=t.id)
+            self._close(uow, m, t, now, "expired", f"not sent to the machine within {self.timeout_s} s")
             n += 1
         return n
+
+    @staticmethod
+    def _close(uow: PlayersUnitOfWork, m: Any, t: Any, now: Any, state: str, reason: str) -> None:
+        """End a transfer never sent (``expired``, or ``failed``: its player carded out): the hold to the machine
+        back to the wallet (``aft.release``); nothing to undo from the machine."""
+        entry = None
+        if t.direction == "to_machine":
+            e = L.EntryBuilder("aft.release", f"AFT {t.transaction_id} to machine {m.asset_number}: {reason}, "
+                               "hold returned")
+            e.add(debit=accounts.aft_in_transit(m.asset_number), credit=wallet_account(t.player_id, "cashable"),
+                  amount=t.amount_won)
+            entry = uow.ledger.post(e.build({"machine": m.asset_number, "player": t.player_id,
+                                             "transaction_id": t.transaction_id, "aft": t.id}))
+        t.state, t.settled_at, t.settle_entry_id, t.reason = state, now, entry, reason
+        log.info("aft.closed", machine=m.asset_number, transfer=t.id, state=state, reason=reason)
 
     @staticmethod
     def _pending(t: Any, *, resend: bool) -> AftPending:
