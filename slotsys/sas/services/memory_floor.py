@@ -288,14 +288,18 @@ class InMemoryFloor:
 
     def instructions(self, asset: str) -> Sequence[Instruction]:
         """The machine's instructions; of its legacy bonuses only the oldest (one at a time: each is confirmed by
-        the bonus meter's growth since the meter before its first send, which a later bonus must not move)."""
+        the bonus meter's growth since the meter before its first send, which a later bonus must not move); an AFT
+        transfer handed before comes with ``resend`` (the host asks the machine before sending it)."""
         with self._lock:
             out, bonus = [], False
-            for ins in self.outbox.get(asset, {}).values():
+            for iid, ins in list(self.outbox.get(asset, {}).items()):
                 if isinstance(ins, LegacyBonusAward):
                     if bonus:
                         continue
                     bonus = True
+                elif isinstance(ins, AftTransferRequest) and not ins.resend:
+                    # handed out now: handed again (a lost answer, a host restart) it is interrogated first
+                    self.outbox[asset][iid] = replace(ins, resend=True)
                 out.append(ins)
             return out
 
