@@ -248,6 +248,8 @@ def sas_host(prepare: bool, args: tuple[str, ...]) -> None:
         click.echo("slotsys sas-host [--prepare]: --prepare first sets the --machine assets to machine mode and SAS "
                    "secure enhanced validation (floor and TITO administration, audit-logged as the console)\n")
 
+    built: dict = {}
+
     def make_floor(assets: list[str]):
         from slotsys.app.bootstrap import build_services
         from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
@@ -255,12 +257,15 @@ def sas_host(prepare: bool, args: tuple[str, ...]) -> None:
 
         settings = get_settings()
         configure_logging(settings.log_json, settings.log_level)
-        svc = build_services(settings)
+        svc = built["svc"] = build_services(settings)
         if prepare:
             prepare_sas_machines(svc, assets)
         return build_sas_floor(svc)
 
-    sys.exit(sas_host_main(list(args), make_floor=make_floor))
+    def publish_links(channel: str, snapshots: list) -> None:  # the console's view of each link
+        built["svc"].sas_links.publish(channel, snapshots)
+
+    sys.exit(sas_host_main(list(args), make_floor=make_floor, publish_links=publish_links))
 
 
 @main.command("sas-egm", context_settings=_PASS_THROUGH)

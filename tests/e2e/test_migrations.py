@@ -13,7 +13,8 @@ from slotsys.app.migrate import upgrade
 
 def _import_all_tables():
     for pkg in ("slotsys.kernel.adapters", "slotsys.floor.adapters", "slotsys.players.adapters", "slotsys.staff.adapters",
-             "jackpot_controller.adapters", "tito.adapters", "table_games.adapters", "slotsys.accounting.adapters"):
+             "jackpot_controller.adapters", "tito.adapters", "table_games.adapters", "slotsys.accounting.adapters",
+             "slotsys.sas.adapters"):
         try:
             mod = importlib.import_module(pkg)
         except ImportError:

@@ -944,24 +944,58 @@ class SasChannel:
 
 
 class SasHost:
-    """Several channels in one process, one thread each."""
+    """Several channels in one process, one thread each; with ``publish_links`` (``(channel name, snapshots)``, e.g.
+    :meth:`slotsys.sas.services.link_state.LinkStateService.publish`) a reporter thread hands every channel's
+    :meth:`SasChannel.snapshot` to it every ``publish_every_s`` and once more at :meth:`stop`, so the console sees
+    each link. A publication that raises (the database away) is logged and counted (``publish_errors``) and the
+    next one is tried at the next interval: the channels never wait for it."""
 
-    def __init__(self, channels: Sequence[SasChannel]) -> None:
+    def __init__(self, channels: Sequence[SasChannel], *,
+                 publish_links: Callable[[str, list[MachineSnapshot]], None] | None = None,
+                 publish_every_s: float = 5.0) -> None:
         self.channels = list(channels)
         self._threads: list[threading.Thread] = []
+        self.publish_links = publish_links
+        self.publish_every_s = publish_every_s
+        self.publish_errors = 0
+        self.publications = 0
+        self._stopping = threading.Event()
 
     def start(self) -> None:
+        self._stopping.clear()
         for ch in self.channels:
             t = threading.Thread(target=ch.run, name=f"sas-{ch.name}", daemon=True)
             t.start()
             self._threads.append(t)
+        if self.publish_links is not None:
+            t = threading.Thread(target=self._publisher, name="sas-link-state", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def publish_now(self) -> None:
+        """Hand every channel's snapshot to ``publish_links`` now (errors logged and counted, never raised)."""
+        if self.publish_links is None:
+            return
+        for ch in self.channels:
+            try:
+                self.publish_links(ch.name, ch.snapshot())
+                self.publications += 1
+            except Exception:
+                self.publish_errors += 1
+                log.warning("sas.link_state_publish_failed channel=%s", ch.name, exc_info=True)
+
+    def _publisher(self) -> None:
+        while not self._stopping.wait(self.publish_every_s):
+            self.publish_now()
 
     def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
         for ch in self.channels:
             ch.stop.set()
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
+        self.publish_now()  # the links as the host left them (the console then marks them stale)
 
     def channel_of(self, asset: str) -> SasChannel:
         return next(ch for ch in self.channels if asset in ch.by_asset)
