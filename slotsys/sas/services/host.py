@@ -1,7 +1,8 @@
 """The SAS host engine: :class:`SasChannel` polls the machines (addresses 1–127) on one link; :class:`SasHost`
 runs several channels, one thread each. SAS is mapped onto a :class:`~.floor_port.FloorPort`.
 
-Poll cycle. Every cycle (``LinkTimings.cycle_s``, 200 ms) starts with the address-0 general poll (an implied
+Poll cycle. Every cycle (``LinkTimings.period_s``: 170 ms, so each machine is polled within SAS's 200 ms
+``cycle_s`` with 30 ms to spare for a slot that moves within its cycle) starts with the address-0 general poll (an implied
 ACK for everything before it and the synchronisation point of §3.3), then gives each enrolled machine a slot:
 one general poll, then up to ``long_polls_per_slot`` queued long polls (the follow-ups of the exceptions, the
 floor's instructions). An identical poll that just succeeded is never sent again without the address-0 poll in
@@ -22,6 +23,11 @@ power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure 
 21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported) and 1B (a handpay
 lock-up still pending: handpay_pending again under its key, so a restarted host still resets it once paid).
 
+Floor worker. The port calls that answer nothing the machine waits for (games, notes, tickets, handpays, events,
+bonus and AFT results) are queued per machine and applied in order by the channel's floor worker thread, so the
+poll cycle never waits on the database; a call that fails is tried again, the same call with the same key, and the
+machine's later calls wait behind it. Enrolment and the instructions wait until the machine's queue is empty.
+
 Bad input is logged and counted, moves no money and never stops the channel: a bad CRC, a truncated or
 wrong-address response (retried), an unknown exception code, a meter going backwards (``meter_regressions``;
 no game is derived from it), a ticket inserted twice (the port refuses the second), an AFT above the balance
@@ -33,6 +39,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
@@ -160,7 +167,9 @@ class _Session:
     ticket_in: tuple | None = None  # (key, validation number, decision)
     inflight: dict = field(default_factory=dict)  # instruction id → state
     bonus_acked: set = field(default_factory=set)  # legacy bonuses the machine ACKed: owed, never sent again
-    pending_calls: deque = field(default_factory=deque)  # port calls to retry (same key)
+    pending_calls: deque = field(default_factory=deque)  # port calls not applied yet, in order (the floor worker's)
+    calls_retry_at: float = 0.0  # the head call failed: the floor worker tries it again from then
+    calls_ready: threading.Condition = field(default_factory=threading.Condition)  # _call notifies the worker
     event_seq: int = 0
     identity: dict = field(default_factory=dict)
     last_instructions_at: float = -1e9
@@ -170,11 +179,24 @@ class _Session:
 
 class SasChannel:
     """One SAS channel (one link, many machines). ``run_cycle`` polls every machine once; ``run`` loops until
-    ``stop`` is set. Port calls happen on the channel's thread."""
+    ``stop`` is set.
+
+    The floor's side of what the machines report (games, notes, tickets out and in, handpays, events, bonus and
+    AFT results: the port calls that answer nothing the machine waits for) is applied by a **floor worker** per
+    machine (``run_floor``, a thread each, started by ``run``), in the machine's order, so a slow, hung or
+    unreachable floor never stretches the poll cycle: the machines keep their 200 ms general poll while the floor
+    catches up, and one machine's stuck call never holds another's. A call that raises stays at the head of its
+    machine's queue and is tried again (the same call, the same key) after ``retry_s``; the machine's later calls
+    wait behind it. The calls whose answer the
+    protocol needs now (enrolment, a ticket's authorisation, a system validation number, the expected ROM
+    signature, the instructions and paid handpays, a bonus's meter) stay on the poll thread, and a machine's
+    instructions and enrolment wait until its queue is empty, so the floor has seen everything before it decides.
+    ``floor_worker=False``: every call on the poll thread (``run_cycle`` then drains the queues itself)."""
 
     def __init__(self, name: str, link, machines: Sequence[MachineSpec], port: FloorPort, *,
                  clock: Clock | None = None, timings: LinkTimings | None = None, instructions_every_s: float = 0.5,
-                 reconcile_every_s: float = 60.0, handpays_every_s: float = 0.5) -> None:
+                 reconcile_every_s: float = 60.0, handpays_every_s: float = 0.5, floor_worker: bool = True,
+                 retry_s: float = 0.5) -> None:
         self.name = name
         self.link = link
         self.port = port
@@ -194,6 +216,8 @@ class SasChannel:
         self.cycle_times: list[float] = []
         self.stop = threading.Event()
         self.lock = threading.RLock()
+        self.floor_worker = floor_worker
+        self.retry_s = retry_s
 
     # ------------------------------------------------------------------ wire
     def _exchange(self, link: MachineLink | None, address: int, command: int | None, frame: bytes):
@@ -233,10 +257,27 @@ class SasChannel:
 
     # ------------------------------------------------------------------ cycle
     def run(self) -> None:
+        workers = []
+        if self.floor_worker:
+            for s in self.sessions:
+                workers.append(threading.Thread(target=self.run_floor, args=(s,), daemon=True,
+                                                name=f"sas-floor-{self.name}-{s.spec.address}"))
+                workers[-1].start()
+        try:
+            self._poll_loop()
+        finally:
+            for s in self.sessions:
+                with s.calls_ready:
+                    s.calls_ready.notify_all()
+            deadline = time.monotonic() + 6.0
+            for w in workers:
+                w.join(max(0.0, deadline - time.monotonic()))
+
+    def _poll_loop(self) -> None:
         while not self.stop.is_set():
             started = self.clock.monotonic()
             self.run_cycle()
-            rest = self.timings.cycle_s - (self.clock.monotonic() - started)
+            rest = self.timings.period_s - (self.clock.monotonic() - started)
             if rest > 0:
                 self.stop.wait(rest)
 
@@ -252,7 +293,8 @@ class SasChannel:
                 del self.cycle_times[:5_000]
 
     def _slot(self, s: _Session) -> None:
-        self._retry_calls(s)
+        if not self.floor_worker:
+            self._drain_calls(s)
         tx = self._exchange(s.link, s.spec.address, None, general_poll(s.spec.address))
         if tx.outcome is TxOutcome.OK:
             self._general_response(s, tx.result.frame)
@@ -293,26 +335,49 @@ class SasChannel:
 
     # ------------------------------------------------------------------ port calls, exactly once
     def _call(self, s: _Session, fn: Callable[[], None]) -> None:
-        """Call the port; on an error keep the SAME call (same key) and retry it first next slot."""
-        if s.pending_calls:
-            s.pending_calls.append(fn)
-            return
-        try:
-            fn()
-        except Exception:
-            self.counters.port_errors += 1
-            log.exception("sas.port_error", extra={"asset": s.spec.asset})
-            s.pending_calls.append(fn)
+        """Queue a port call for the floor worker (in order per machine; the same call, same key, until it
+        succeeds). Without a floor worker it is applied now, the queue first."""
+        s.pending_calls.append(fn)
+        if self.floor_worker:
+            with s.calls_ready:
+                s.calls_ready.notify()
+        else:
+            self._drain_calls(s)
 
-    def _retry_calls(self, s: _Session) -> None:
+    def _drain_calls(self, s: _Session) -> bool:
+        """Apply ``s``'s queued calls in order; stop at the first that raises (kept for ``retry_s`` later).
+        Returns True when the queue is empty."""
         while s.pending_calls:
+            if s.calls_retry_at and self.clock.monotonic() < s.calls_retry_at:
+                return False
             fn = s.pending_calls[0]
             try:
                 fn()
             except Exception:
                 self.counters.port_errors += 1
-                return
+                s.calls_retry_at = self.clock.monotonic() + self.retry_s
+                log.warning("sas.port_error asset=%s (kept, tried again in %.1f s)", s.spec.asset, self.retry_s,
+                            exc_info=True)
+                return False
+            s.calls_retry_at = 0.0
             s.pending_calls.popleft()
+        return True
+
+    def run_floor(self, s: _Session) -> None:
+        """Machine ``s``'s floor worker: apply its queued port calls until ``stop``, then what is still queued if
+        the floor takes it within 5 s (a host that stops loses nothing it could hand over)."""
+        give_up_at: float | None = None
+        while True:
+            drained = self._drain_calls(s)
+            if self.stop.is_set():
+                give_up_at = give_up_at or self.clock.monotonic() + 5.0
+                if drained or self.clock.monotonic() > give_up_at:
+                    return
+            with s.calls_ready:
+                if not drained:  # the head call failed: try it again at its retry time
+                    s.calls_ready.wait(self.retry_s / 5)
+                elif not s.pending_calls:
+                    s.calls_ready.wait(0.5)
 
     def _event(self, s: _Session, kind: str, code: int | None = None, **detail) -> None:
         s.event_seq += 1
@@ -443,6 +508,9 @@ class SasChannel:
         report = MeterReport(s.spec.asset, f"{s.spec.asset}:meters:{raw.get(METER.GAMES_PLAYED, 0)}:enrolment",
                              "enrolment", self._named(s, raw, bonus.total))
         s.enrolling = False
+        if s.pending_calls:  # the floor has not seen all this machine reported before: enrol once it has
+            self._start_enrolment(s, "floor_catching_up")
+            return
         try:
             enrolment = self.port.enrol(identity, report)
         except Exception:
