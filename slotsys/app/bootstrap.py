@@ -165,7 +165,7 @@ def build_services(settings: Settings) -> Services:
         games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, gaming_day=gaming_day),
         jackpots=jackpots,
         tito=tito,
-        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
+        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx, gaming_day),
         tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
         accounting=accounting, sas_links=LinkStateService(ctx),
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
