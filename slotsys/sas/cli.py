@@ -137,6 +137,8 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
     p.add_argument("--corrupt", type=float, default=0.0, help="probability a response's CRC is corrupted")
     p.add_argument("--power-cycle-every", type=float, default=0.0, help="seconds between power cycles (0: none)")
     p.add_argument("--no-player", action="store_true", help="do not play the machines")
+    p.add_argument("--pause", type=float, default=1.0,
+                   help="seconds between two actions of a machine's player (a host drains one exception a poll)")
     p.add_argument("--enabled", action="store_true",
                    help="start enabled (default: disabled until the host enables them after enrolment, so no note "
                         "goes in before the host accounts for it)")
@@ -164,7 +166,7 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
         link = SocketLink(conn)
     server = EgmServer(link, egms).start()
     tickets: list[str] = []
-    players = [] if a.no_player else [RandomPlayer(e, a.seed * 7 + e.address, tickets, pause_s=0.2) for e in egms]
+    players = [] if a.no_player else [RandomPlayer(e, a.seed * 7 + e.address, tickets, pause_s=a.pause) for e in egms]
     threads = [threading.Thread(target=pl.run, daemon=True) for pl in players]
     for t in threads:
         t.start()
