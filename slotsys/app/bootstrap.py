@@ -46,6 +46,8 @@ from slotsys.app.ledger_audit import AuditService
 from slotsys.kernel.ports import Csprng, SystemClock
 from slotsys.kernel.settings import Settings
 from slotsys.players.adapters.uow import REPOSITORIES as PLAYER_REPOSITORIES
+from slotsys.sas.adapters.uow import REPOSITORIES as SAS_REPOSITORIES
+from slotsys.sas.services.link_state import LinkStateService
 from slotsys.players.services.players import PlayerService
 from slotsys.players.services.aft import AftService
 from slotsys.players.services.sessions import SessionService
@@ -67,7 +69,7 @@ from tito.settings import TitoSettings
 log = structlog.get_logger("slotsys")
 
 REPOSITORIES = (FLOOR_REPOSITORIES, PLAYER_REPOSITORIES, STAFF_REPOSITORIES, JACKPOT_REPOSITORIES,
-                TITO_REPOSITORIES, TABLE_REPOSITORIES, ACCOUNTING_REPOSITORIES)
+                TITO_REPOSITORIES, TABLE_REPOSITORIES, ACCOUNTING_REPOSITORIES, SAS_REPOSITORIES)
 
 
 def make_uow(engine) -> UowFactory:
@@ -112,6 +114,8 @@ class Services:
     mahjong: MahjongService
     # gaming-day accounting (above the features: it reads them all)
     accounting: AccountingServices
+    # the SAS links as their hosts last published them (the console's view)
+    sas_links: LinkStateService
     # the kernel's reads and the screens
     audit: AuditService
     audit_log: AuditLogReader
@@ -163,10 +167,10 @@ def build_services(settings: Settings) -> Services:
         games=GameCatalogueService(ctx), floor_view=FloorViewService(ctx, floor=floor, gaming_day=gaming_day),
         jackpots=jackpots,
         tito=tito,
-        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx),
-        aft=AftService(ctx, timeout_s=settings.aft_pending_timeout_s),
+        players=PlayerService(ctx, cash_desk=CageCashDesk()), sessions=SessionService(ctx, gaming_day),
+        aft=AftService(ctx, gaming_day, timeout_s=settings.aft_pending_timeout_s),
         tables=table_games, poker=table_games.poker, mahjong=table_games.mahjong,
-        accounting=accounting,
+        accounting=accounting, sas_links=LinkStateService(ctx),
         audit=AuditService(ctx), audit_log=AuditLogReader(ctx), screens=ScreensService(ctx),
     )
     celery.services = svc  # the tasks reach their services through their Celery app (``self.app.services``)

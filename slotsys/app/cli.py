@@ -221,8 +221,30 @@ def sequencer(heartbeat_file: Path | None) -> None:
               help="the server's SLOTSYS_MACHINE_OFFLINE_AFTER_S: one machine goes silent longer than that (0: never)")
 @click.option("--machine-reported", "machine_reported", default=0, show_default=True,
               help="machines (the last N) that decide their own outcomes and report them (machine mode)")
-def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate, offline_after, machine_reported) -> None:
-    """Play like real machines over HTTP; exits non-zero on any error or an unbalanced ledger."""
+@click.option("--sas", "sas_machines", default=0, show_default=True,
+              help="instead: N emulated SAS machines on pseudo-terminals against a SAS host over the floor's services "
+                   "(DATABASE_URL), the floor's first N never-SAS machines")
+@click.option("--seconds", default=30.0, show_default=True, help="with --sas: how long the machines play")
+@click.option("--drop", default=0.0, show_default=True, help="with --sas: probability a machine's response is lost")
+@click.option("--corrupt", default=0.0, show_default=True, help="with --sas: probability a response's CRC is corrupted")
+def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate, offline_after, machine_reported,
+            sas_machines, seconds, drop, corrupt) -> None:
+    """Play like real machines over HTTP (or over SAS with --sas N); exits non-zero on any error, a meter the floor
+    does not agree with, or an unbalanced ledger."""
+    if sas_machines:
+        from slotsys.app.bootstrap import build_services
+        from slotsys.app.emulator_sas import run_sas_floor
+        from slotsys.kernel.logging import configure_logging
+
+        settings = get_settings()
+        configure_logging(settings.log_json, "WARNING")
+        svc = build_services(settings)
+        svc.game_library.warm()
+        try:
+            sys.exit(run_sas_floor(svc, sas_machines, seconds=seconds, drop=drop, corrupt=corrupt,
+                                   seed=rng_seed or 1, echo=click.echo))
+        finally:
+            svc.jackpots.driver.stop()
     from slotsys.app.emulator import run_emulator
 
     sys.exit(run_emulator(url=url, n_machines=n_machines, spins=spins, cred_path=cred_path,
@@ -248,6 +270,8 @@ def sas_host(prepare: bool, args: tuple[str, ...]) -> None:
         click.echo("slotsys sas-host [--prepare]: --prepare first sets the --machine assets to machine mode and SAS "
                    "secure enhanced validation (floor and TITO administration, audit-logged as the console)\n")
 
+    built: dict = {}
+
     def make_floor(assets: list[str]):
         from slotsys.app.bootstrap import build_services
         from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
@@ -255,12 +279,15 @@ def sas_host(prepare: bool, args: tuple[str, ...]) -> None:
 
         settings = get_settings()
         configure_logging(settings.log_json, settings.log_level)
-        svc = build_services(settings)
+        svc = built["svc"] = build_services(settings)
         if prepare:
             prepare_sas_machines(svc, assets)
         return build_sas_floor(svc)
 
-    sys.exit(sas_host_main(list(args), make_floor=make_floor))
+    def publish_links(channel: str, snapshots: list) -> None:  # the console's view of each link
+        built["svc"].sas_links.publish(channel, snapshots)
+
+    sys.exit(sas_host_main(list(args), make_floor=make_floor, publish_links=publish_links))
 
 
 @main.command("sas-egm", context_settings=_PASS_THROUGH)

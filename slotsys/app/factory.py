@@ -79,6 +79,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(floor_events_bp)
     from slotsys.accounting.api.routes import bp as accounting_bp  # the gaming-day close, drop and count
     app.register_blueprint(accounting_bp)
+    from slotsys.sas.api.routes import bp as sas_bp  # the SAS links' state for the console
+    app.register_blueprint(sas_bp)
     from slotsys.app.web.pages import register_screens  # the pages + their read-only API
     register_screens(app)
     from slotsys.app.web.apidocs import register_api_docs  # /docs offline: Swagger UI from a package, no CDN

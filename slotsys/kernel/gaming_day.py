@@ -20,9 +20,8 @@ backwards while the clock is set back.
 Display. :meth:`GamingDay.format` gives ``2026-12-02 03:50:48 KST``: ISO date, 24-hour time to the second and
 the zone's abbreviation, which tells EDT from EST in a repeated hour. Every screen and report uses it.
 
-Relation to ``slotsys.players.domain.loyalty.gaming_day``: that function counts from a UTC hour (21:00 UTC for 06:00
-KST) and labels a day with the **UTC** date it starts on, which for 06:00 KST is the local date minus one.
-:meth:`GamingDay.loyalty_label` converts between the two labels.
+Loyalty's daily transfer limits count in this same gaming day (``SessionService`` is given it; until migration
+0027 they counted from a UTC hour of the loyalty program and labelled a day with its UTC start date).
 """
 
 from __future__ import annotations
@@ -140,10 +139,6 @@ class GamingDay:
         if any(b <= a for a, b in zip(instants, instants[1:])):
             raise ValueError("shift start times must increase through the gaming day")
         return [Shift(name, day, instants[i], instants[i + 1]) for i, (name, _) in enumerate(starts)]
-
-    def loyalty_label(self, day: date) -> date:
-        """The label ``slotsys.players.domain.loyalty.gaming_day`` gives this gaming day: the UTC date it starts on."""
-        return self.bounds(day)[0].date()
 
     # ------------------------------------------------------------------ display
     def local(self, instant: datetime) -> datetime:

@@ -10,7 +10,8 @@ from slotsys.kernel.settings import get_settings
 
 # Register every table of every package (any module under <pkg>.adapters) with Base.metadata.
 for _pkg in ("slotsys.kernel.adapters", "slotsys.floor.adapters", "slotsys.players.adapters", "slotsys.staff.adapters",
-             "jackpot_controller.adapters", "tito.adapters", "table_games.adapters", "slotsys.accounting.adapters"):
+             "jackpot_controller.adapters", "tito.adapters", "table_games.adapters", "slotsys.accounting.adapters",
+             "slotsys.sas.adapters"):
     try:
         _mod = importlib.import_module(_pkg)
     except ImportError:

@@ -43,9 +43,12 @@ def _machine(text: str) -> tuple[int, str]:
 
 
 def sas_host_main(argv: list[str] | None = None,
-                  make_floor: Callable[[list[str]], FloorPort] | None = None) -> int:
+                  make_floor: Callable[[list[str]], FloorPort] | None = None,
+                  publish_links: Callable[[str, list], None] | None = None) -> int:
     """The SAS host (see the module). ``make_floor(assets)`` builds the floor port for the enrolled assets (the
-    composition root's ``ServicesFloor``); without it, or with ``--memory``, an ``InMemoryFloor``."""
+    composition root's ``ServicesFloor``); without it, or with ``--memory``, an ``InMemoryFloor``.
+    ``publish_links(channel, snapshots)`` (the floor's ``LinkStateService.publish``, called after ``make_floor``)
+    receives each machine's link state every ``--report-every`` seconds for the console (not with ``--memory``)."""
     from slotsys.sas.adapters.links import FdLink, SerialLink, tcp_connect
     from slotsys.sas.domain.link import LinkTimings
     from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
@@ -66,7 +69,8 @@ def sas_host_main(argv: list[str] | None = None,
     p.add_argument("--inter-byte-ms", type=float, default=5.0)
     p.add_argument("--cycle-ms", type=float, default=200.0)
     p.add_argument("--seconds", type=float, default=0, help="stop after this long (0: run until interrupted)")
-    p.add_argument("--report-every", type=float, default=5.0)
+    p.add_argument("--report-every", type=float, default=5.0,
+                   help="seconds between two link-state reports (printed, and published for the console)")
     p.add_argument("--metrics-port", type=int, default=0,
                    help="serve Prometheus metrics (polls, NACKs, timeouts, exceptions per channel; each machine's "
                         "link state) on http://127.0.0.1:PORT/metrics (0: off)")
@@ -93,7 +97,7 @@ def sas_host_main(argv: list[str] | None = None,
     timings = LinkTimings(a.response_timeout_ms / 1000, a.inter_byte_ms / 1000, a.cycle_ms / 1000)
     channel = SasChannel(a.tcp or a.port, link, [MachineSpec(x, asset) for x, asset in machines], floor,
                          timings=timings)
-    host = SasHost([channel])
+    host = SasHost([channel], publish_links=None if a.memory else publish_links, publish_every_s=a.report_every)
     host.start()
     if a.metrics_port:
         from slotsys.sas.adapters.metrics import serve
@@ -133,6 +137,8 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
     p.add_argument("--corrupt", type=float, default=0.0, help="probability a response's CRC is corrupted")
     p.add_argument("--power-cycle-every", type=float, default=0.0, help="seconds between power cycles (0: none)")
     p.add_argument("--no-player", action="store_true", help="do not play the machines")
+    p.add_argument("--pause", type=float, default=1.0,
+                   help="seconds between two actions of a machine's player (a host drains one exception a poll)")
     p.add_argument("--enabled", action="store_true",
                    help="start enabled (default: disabled until the host enables them after enrolment, so no note "
                         "goes in before the host accounts for it)")
@@ -160,7 +166,7 @@ def sas_egm_main(argv: list[str] | None = None) -> int:
         link = SocketLink(conn)
     server = EgmServer(link, egms).start()
     tickets: list[str] = []
-    players = [] if a.no_player else [RandomPlayer(e, a.seed * 7 + e.address, tickets, pause_s=0.2) for e in egms]
+    players = [] if a.no_player else [RandomPlayer(e, a.seed * 7 + e.address, tickets, pause_s=a.pause) for e in egms]
     threads = [threading.Thread(target=pl.run, daemon=True) for pl in players]
     for t in threads:
         t.start()

@@ -61,6 +61,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # slotsys/floor/api/reported_games.py + services/machine_games.py require_machine / the route's require_role
     "machine_games.report_game": MACHINE, "machine_games.report_meters": MACHINE,
     "machine_games.reconciliation": staff("operator", "attendant", "auditor"),
+    "sas.links": staff("operator", "attendant", "auditor", "supervisor"),
     "machines.recall": MACHINE | staff("operator", "attendant", "auditor"),
     # slotsys/floor/api/admin.py + services/floor_admin.py (WRITERS operator; ADMIN admin; READERS operator,
     # attendant, auditor; a zone's or bank's retirement needs admin, the matrix's body renames it)

@@ -40,7 +40,7 @@ class Record:
 DEFAULTS: dict[str, dict[str, Any]] = {
     "program": {"points_idle_days": 365, "promo_won_per_point": 10, "cash_won_per_point": 5,
                 "per_transfer_max_won": 5_000_000, "daily_to_machine_max_won": 20_000_000,
-                "daily_to_wallet_max_won": 100_000_000, "gaming_day_start_hour_utc": 21, "redemption_hold_seconds": 60,
+                "daily_to_wallet_max_won": 100_000_000, "redemption_hold_seconds": 60,
                 "updated_at": None},
     "tier": {},
     "rule": {"key": "", "updated_at": None},

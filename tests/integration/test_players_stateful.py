@@ -26,6 +26,7 @@ from sqlalchemy import func, select
 
 from slotsys.players.adapters.tables import Player, PlayerSession, PointsJournal
 from slotsys.kernel import accounts
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.floor.domain.parsheet import par_sheet
 from slotsys.floor.games import load_game
 from tests.conftest import Api
@@ -58,11 +59,12 @@ def expected_points_milli(asset: str, bet: dict, won: int) -> int:
 def test_random_play_keeps_the_books_and_the_players_straight(pg_app):
     api = Api(pg_app)
     svc = pg_app.extensions["slotsys"]
-    start_hour = (datetime.now(timezone.utc).hour + 12) % 24  # no gaming-day boundary during the test
+    # the daily limits count in the casino's gaming day: one that starts 12 hours from now has no boundary during
+    # the test (the service is given it, as the composition root gives it the configured one)
+    svc.sessions.gaming_day = GamingDay((datetime.now(timezone.utc).hour + 12) % 24, "UTC")
     r = api.as_staff("admin", "PATCH", "/api/v1/players/config/program", {
         "per_transfer_max_won": PER_TRANSFER, "daily_to_machine_max_won": DAILY_IN,
-        "daily_to_wallet_max_won": DAILY_OUT, "redemption_hold_seconds": 3_600,
-        "gaming_day_start_hour_utc": start_hour}, key=None)
+        "daily_to_wallet_max_won": DAILY_OUT, "redemption_hold_seconds": 3_600}, key=None)
     assert r.status_code == 200, r.json
 
     def post_machine(asset, path, body=None):

@@ -8,7 +8,6 @@ from zoneinfo import ZoneInfoNotFoundError
 import pytest
 
 from slotsys.kernel.gaming_day import GamingDay
-from slotsys.players.domain.loyalty import gaming_day as loyalty_gaming_day
 
 UTC = timezone.utc
 KST = GamingDay()  # default: 06:00 Asia/Seoul
@@ -55,13 +54,6 @@ def test_display_format_labels_the_zone():
     assert KST.format(datetime(2026, 12, 1, 18, 50, 48, tzinfo=UTC)) == "2026-12-02 03:50:48 KST"
     assert KST.describe(date(2026, 12, 1)) == \
         "2026-12-01 (2026-12-01 06:00:00 KST – 2026-12-02 06:00:00 KST)"
-
-
-def test_loyalty_labels_the_same_day_with_the_utc_date_it_starts_on():
-    """loyalty.gaming_day (21:00 UTC) splits at the same instants, one date earlier in its label."""
-    for instant in (kst(2026, 12, 2, 5, 59, 59), kst(2026, 12, 2, 6), kst(2026, 12, 2, 23, 30)):
-        day = KST.day_of(instant)
-        assert loyalty_gaming_day(instant.astimezone(UTC), 21) == KST.loyalty_label(day) == day - timedelta(days=1)
 
 
 # ------------------------------------------------------------------ DST (America/New_York)

@@ -4,7 +4,7 @@ at a machine. The floor's own use cases (bill-in, spin) run beside them on the f
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -15,7 +15,7 @@ from slotsys.kernel import accounts
 from slotsys.kernel.context import Principal
 from slotsys.kernel.errors import Forbidden, InsufficientFunds, ValidationFailed
 from slotsys.kernel.idempotency import OnceKey, fingerprint
-from slotsys.players.domain.loyalty import MachineCardedByOther, NotCarded
+from slotsys.players.domain.loyalty import DailyLimitReached, MachineCardedByOther, NotCarded
 from slotsys.players.services.loyalty_play import LoyaltyAccrual
 from slotsys.players.services.players import PlayerService
 from slotsys.players.services.results import CardIssued
@@ -192,6 +192,25 @@ def test_a_cashless_transfer_moves_money_exactly_once_and_never_more_than_the_wa
     assert (f.balance(wallet), f.balance(credits), len(transfers())) == (100_000, 0, 2)
     assert f.repos["ledger"].sum_of_balances() == 0
     assert [(t.direction, t.cashable_won) for t in transfers()] == [("to_machine", 30_000), ("to_wallet", 30_000)]
+
+
+def test_the_daily_transfer_limit_counts_in_the_casinos_gaming_day():
+    """06:00 Asia/Seoul (the casino's gaming day, given to the service): ₩50,000 a day to the machine; at 05:59:59
+    KST the day's limit is spent, at 06:00:00 KST a new gaming day begins."""
+    f = Floor(daily_to_machine_max_won=50_000)
+    p = f.enrol()
+    f.deposit(p.player, 200_000)
+    f.card_in(p.card_number)
+    f.ctx.clock.at = datetime(2026, 12, 2, 20, 0, tzinfo=timezone.utc)  # 05:00 KST: gaming day 2026-12-02
+    assert f.to_machine(p.card_number, 50_000, "d1").result.amount == 50_000
+    f.ctx.clock.at = datetime(2026, 12, 2, 20, 59, 59, tzinfo=timezone.utc)  # 05:59:59 KST: the same day
+    with pytest.raises(DailyLimitReached) as e:
+        f.to_machine(p.card_number, 10_000, "d2")
+    assert e.value.field == "amount"
+    f.ctx.clock.at = datetime(2026, 12, 2, 21, 0, tzinfo=timezone.utc)  # 06:00 KST: gaming day 2026-12-03
+    assert f.to_machine(p.card_number, 10_000, "d3").result.amount == 10_000
+    days = [t.gaming_day for t in f.repos["players"].records["transfer"]]
+    assert days == [date(2026, 12, 2), date(2026, 12, 3)]  # labelled with the local date the day starts on
 
 
 def test_a_transfer_needs_the_carded_players_own_card_and_pin():

@@ -46,7 +46,6 @@ class LoyaltyProgram(Base):
     per_transfer_max_won: Mapped[int] = mapped_column(BigInteger, default=5_000_000)
     daily_to_machine_max_won: Mapped[int] = mapped_column(BigInteger, default=20_000_000)
     daily_to_wallet_max_won: Mapped[int] = mapped_column(BigInteger, default=100_000_000)
-    gaming_day_start_hour_utc: Mapped[int] = mapped_column(SmallInteger, default=21)  # 06:00 KST
     redemption_hold_seconds: Mapped[int] = mapped_column(Integer, default=60)
     updated_at: Mapped[datetime] = mapped_column(TZDateTime, default=utcnow)
     __table_args__ = (
@@ -54,7 +53,7 @@ class LoyaltyProgram(Base):
         CheckConstraint("points_idle_days > 0 AND promo_won_per_point >= 0 AND cash_won_per_point >= 0", name="rates"),
         CheckConstraint("per_transfer_max_won > 0 AND daily_to_machine_max_won > 0 AND daily_to_wallet_max_won > 0",
                         name="limits"),
-        CheckConstraint("gaming_day_start_hour_utc BETWEEN 0 AND 23 AND redemption_hold_seconds > 0", name="times"),
+        CheckConstraint("redemption_hold_seconds > 0", name="times"),
     )
 
 
@@ -251,7 +250,7 @@ class AftTransferRow(Base):
     → ``sent`` (handed to the SAS host) → ``completed`` (``moved_won`` what the machine moved, ``settle_entry_id``)
     / ``failed`` (the machine's final status ``status_code``; the hold returned) / ``expired`` (never sent within
     the timeout; the hold returned). ``transaction_id``: the SAS transaction ID (1–20 printable ASCII), unique.
-    Amounts in won. Migration: 0026_aft_transfers."""
+    Amounts in won. Migration: 0028_aft_transfers."""
 
     __tablename__ = "aft_transfers"
     id: Mapped[int] = mapped_column(_BIGID, primary_key=True)

@@ -142,7 +142,6 @@ class ProgramIn(StrictModel):
     per_transfer_max_won: Count | None = None
     daily_to_machine_max_won: Count | None = None
     daily_to_wallet_max_won: Count | None = None
-    gaming_day_start_hour_utc: Count | None = None
     redemption_hold_seconds: Count | None = None
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import Enum
 from fractions import Fraction
 from typing import Iterable, Mapping
@@ -271,14 +271,6 @@ class TransferLimits:
 
     def daily(self, direction: str) -> int:
         return self.daily_to_machine_won if direction == "to_machine" else self.daily_to_wallet_won
-
-
-def gaming_day(now: datetime, start_hour_utc: int) -> date:
-    """The gaming day ``now`` (UTC) belongs to: gaming days run from ``start_hour_utc`` o'clock
-    UTC to the same hour next day (21 → 06:00 KST) and are labelled with the UTC date they start on."""
-    if not 0 <= start_hour_utc <= 23:
-        raise ValueError("the gaming day starts at an hour 0-23 (UTC)")
-    return (now - timedelta(hours=start_hour_utc)).date()
 
 
 def check_transfer(limits: TransferLimits, direction: str, amount: int, used_today: int) -> None:

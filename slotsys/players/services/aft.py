@@ -48,7 +48,8 @@ from slotsys.kernel.context import Principal, ServiceContext
 from slotsys.kernel.errors import Conflict, InsufficientFunds, MachineLocked, NotFound, ValidationFailed
 from slotsys.kernel.idempotency import Once, OnceKey, run_once
 from slotsys.kernel.money import MoneyError, require_won
-from slotsys.players.domain.loyalty import check_transfer, gaming_day
+from slotsys.kernel.gaming_day import GamingDay
+from slotsys.players.domain.loyalty import check_transfer
 from slotsys.players.services.players import limits_of, refuse_unusable, verify_pin
 from slotsys.players.services.ports import PlayersUnitOfWork
 from slotsys.players.services.results import AftTransferView
@@ -116,11 +117,14 @@ def _iso(t: Any) -> str | None:
 
 
 class AftService:
-    """See the module docstring. ``timeout_s``: how long a transfer may wait for the host before it expires
-    (default the setting ``aft_pending_timeout_s``)."""
+    """See the module docstring. ``gaming_day``: the casino's gaming day (the daily transfer limits count in it, as
+    :class:`~slotsys.players.services.sessions.SessionService`'s; default ``GamingDay()``); ``timeout_s``: how long
+    a transfer may wait for the host before it expires (default the setting ``aft_pending_timeout_s``)."""
 
-    def __init__(self, ctx: ServiceContext, *, timeout_s: int | None = None) -> None:
+    def __init__(self, ctx: ServiceContext, gaming_day: GamingDay | None = None, *,
+                 timeout_s: int | None = None) -> None:
         self.ctx = ctx
+        self.gaming_day = gaming_day or GamingDay()
         self.timeout_s = int(timeout_s if timeout_s is not None
                              else getattr(ctx.settings, "aft_pending_timeout_s", 60))
 
@@ -162,7 +166,7 @@ class AftService:
             player = uow.players.get(player_id, for_update=True)
             self._expire(uow, m, now)  # after the player's row: the lock order (machine → player → accounts)
             prog = uow.players.program()
-            day = gaming_day(now, prog.gaming_day_start_hour_utc)
+            day = self.gaming_day.day_of(now)
             check_transfer(limits_of(prog), direction, won, uow.players.transferred_on(player.id, day, direction))
             WalletService.open(uow, player.id)
             wallet = wallet_account(player.id, "cashable")

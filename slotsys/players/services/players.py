@@ -661,8 +661,9 @@ class PlayerService:
 
     def update_program(self, principal: Principal, changes: dict[str, int | None]) -> ProgramView:
         """Change program settings (admin; a None value is left as it is). Returns the settings after.
-        422 naming the setting: unknown, not a positive integer (0 allowed for the rates and the start hour),
-        a start hour above 23, or above its maximum (:data:`PROGRAM_MAX`; 10**12 for the limits)."""
+        422 naming the setting: unknown, not a positive integer (0 allowed for the rates), or above its maximum
+        (:data:`PROGRAM_MAX`; 10**12 for the limits). The gaming day the daily limits count in is the casino's
+        (settings ``SLOTSYS_GAMING_DAY_START_HOUR`` / ``_TZ``), not the program's."""
         require_role(principal, "admin")
         with self.ctx.uow() as uow:
             p = uow.players.program()
@@ -672,10 +673,8 @@ class PlayerService:
                 if k not in ProgramView.model_fields:
                     raise ValidationFailed(f"unknown setting {k}", field=k)
                 if isinstance(v, bool) or not isinstance(v, int) or v < 0 or (v == 0 and k not in (
-                        "promo_won_per_point", "cash_won_per_point", "gaming_day_start_hour_utc")):
+                        "promo_won_per_point", "cash_won_per_point")):
                     raise ValidationFailed(f"{k} must be a positive integer", field=k)
-                if k == "gaming_day_start_hour_utc" and v > 23:
-                    raise ValidationFailed("gaming_day_start_hour_utc must be 0-23", field=k)
                 if v > PROGRAM_MAX.get(k, 10**12):  # days/seconds beyond these overflow dates; rates overflow BIGINT
                     raise ValidationFailed(f"{k} must be at most {PROGRAM_MAX.get(k, 10**12):,}", field=k)
                 setattr(p, k, v)

@@ -194,7 +194,6 @@ class ProgramView(BaseModel):
     per_transfer_max_won: int
     daily_to_machine_max_won: int
     daily_to_wallet_max_won: int
-    gaming_day_start_hour_utc: int
     redemption_hold_seconds: int
 
 

@@ -23,6 +23,7 @@ from slotsys.players.services.ports import MachineView as Machine, PlayersUnitOf
 from slotsys.players.domain.player import PlayerSession
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
+from slotsys.kernel.gaming_day import GamingDay
 from slotsys.kernel.errors import Conflict, InsufficientFunds, MachineLocked, NotFound, ValidationFailed
 from slotsys.players.domain.loyalty import (
     MILLI_PER_POINT,
@@ -31,7 +32,6 @@ from slotsys.players.domain.loyalty import (
     PlayerCardedElsewhere,
     check_available,
     check_transfer,
-    gaming_day,
     redemption_value,
     require_points,
     resolve_rule,
@@ -114,10 +114,12 @@ def carded_session(uow, m: Machine, card: PlayerCard) -> PlayerSession:
 class SessionService:
     """Carded play at a machine. The exactly-once use cases take the request's
     :class:`~slotsys.kernel.idempotency.OnceKey` and return ``Once[<result>]`` (a replay returns the first result
-    and moves nothing)."""
+    and moves nothing). ``gaming_day``: the casino's gaming day (the daily transfer limits count in it; default
+    06:00 Asia/Seoul)."""
 
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(self, ctx: ServiceContext, gaming_day: GamingDay | None = None) -> None:
         self.ctx = ctx
+        self.gaming_day = gaming_day or GamingDay()
 
     def _now(self):
         return self.ctx.clock.now()
@@ -249,7 +251,7 @@ class SessionService:
             else:
                 cashable, promo = 0, amount
             total = cashable + promo + nonrestricted
-            day = gaming_day(now, prog.gaming_day_start_hour_utc)
+            day = self.gaming_day.day_of(now)
             check_transfer(limits_of(prog), direction, total, uow.players.transferred_on(player.id, day, direction))
             WalletService.open(uow, player.id)
             e = L.EntryBuilder("wallet.to_machine" if direction == "to_machine" else "wallet.to_wallet",

@@ -29,14 +29,23 @@ __all__ = ["LinkTimings", "LinkCounters", "LinkState", "MachineLink", "PollTrans
 @dataclass(frozen=True)
 class LinkTimings:
     """Timing of one channel (seconds). The defaults are SAS's; an emulated link (pty, TCP, a busy test
-    machine) may be given wider windows."""
+    machine) may be given wider windows. ``cycle_s`` is the longest a machine may go without a general poll
+    (SAS: 200 ms); the host starts a cycle every ``cycle_s - cycle_margin_s`` (:attr:`period_s`) so that a slot
+    that moves within its cycle (the long polls before it differ from one cycle to the next) and a late wake-up
+    still poll each machine within ``cycle_s``."""
 
     response_timeout_s: float = 0.020
     inter_byte_timeout_s: float = 0.005
     cycle_s: float = 0.200
+    cycle_margin_s: float = 0.030
     retries: int = 2
     offline_after: int = 5
     long_polls_per_slot: int = 3
+
+    @property
+    def period_s(self) -> float:
+        """The host's cycle period: ``cycle_s`` less the margin (never below half of ``cycle_s``)."""
+        return max(self.cycle_s - self.cycle_margin_s, self.cycle_s / 2)
 
 
 @dataclass

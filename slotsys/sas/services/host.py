@@ -1,7 +1,8 @@
 """The SAS host engine: :class:`SasChannel` polls the machines (addresses 1–127) on one link; :class:`SasHost`
 runs several channels, one thread each. SAS is mapped onto a :class:`~.floor_port.FloorPort`.
 
-Poll cycle. Every cycle (``LinkTimings.cycle_s``, 200 ms) starts with the address-0 general poll (an implied
+Poll cycle. Every cycle (``LinkTimings.period_s``: 170 ms, so each machine is polled within SAS's 200 ms
+``cycle_s`` with 30 ms to spare for a slot that moves within its cycle) starts with the address-0 general poll (an implied
 ACK for everything before it and the synchronisation point of §3.3), then gives each enrolled machine a slot:
 one general poll, then up to ``long_polls_per_slot`` queued long polls (the follow-ups of the exceptions, the
 floor's instructions). An identical poll that just succeeded is never sent again without the address-0 poll in
@@ -24,6 +25,11 @@ power applied): 1F, 54, 56, the meters (2F), 9A → port.enrol; then 4C (secure 
 21 (ROM signature with a random seed; a mismatch disables the machine, 01, and is reported) and 1B (a handpay
 lock-up still pending: handpay_pending again under its key, so a restarted host still resets it once paid).
 
+Floor worker. The port calls that answer nothing the machine waits for (games, notes, tickets, handpays, events,
+bonus and AFT results) are queued per machine and applied in order by the channel's floor worker thread, so the
+poll cycle never waits on the database; a call that fails is tried again, the same call with the same key, and the
+machine's later calls wait behind it. Enrolment and the instructions wait until the machine's queue is empty.
+
 Bad input is logged and counted, moves no money and never stops the channel: a bad CRC, a truncated or
 wrong-address response (retried), an unknown exception code, a meter going backwards (``meter_regressions``;
 no game is derived from it), a ticket inserted twice (the port refuses the second), an AFT above the balance
@@ -35,6 +41,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
@@ -162,7 +169,9 @@ class _Session:
     ticket_in: tuple | None = None  # (key, validation number, decision)
     inflight: dict = field(default_factory=dict)  # instruction id → state
     bonus_acked: set = field(default_factory=set)  # legacy bonuses the machine ACKed: owed, never sent again
-    pending_calls: deque = field(default_factory=deque)  # port calls to retry (same key)
+    pending_calls: deque = field(default_factory=deque)  # port calls not applied yet, in order (the floor worker's)
+    calls_retry_at: float = 0.0  # the head call failed: the floor worker tries it again from then
+    calls_ready: threading.Condition = field(default_factory=threading.Condition)  # _call notifies the worker
     event_seq: int = 0
     identity: dict = field(default_factory=dict)
     last_instructions_at: float = -1e9
@@ -172,11 +181,24 @@ class _Session:
 
 class SasChannel:
     """One SAS channel (one link, many machines). ``run_cycle`` polls every machine once; ``run`` loops until
-    ``stop`` is set. Port calls happen on the channel's thread."""
+    ``stop`` is set.
+
+    The floor's side of what the machines report (games, notes, tickets out and in, handpays, events, bonus and
+    AFT results: the port calls that answer nothing the machine waits for) is applied by a **floor worker** per
+    machine (``run_floor``, a thread each, started by ``run``), in the machine's order, so a slow, hung or
+    unreachable floor never stretches the poll cycle: the machines keep their 200 ms general poll while the floor
+    catches up, and one machine's stuck call never holds another's. A call that raises stays at the head of its
+    machine's queue and is tried again (the same call, the same key) after ``retry_s``; the machine's later calls
+    wait behind it. The calls whose answer the
+    protocol needs now (enrolment, a ticket's authorisation, a system validation number, the expected ROM
+    signature, the instructions and paid handpays, a bonus's meter) stay on the poll thread, and a machine's
+    instructions and enrolment wait until its queue is empty, so the floor has seen everything before it decides.
+    ``floor_worker=False``: every call on the poll thread (``run_cycle`` then drains the queues itself)."""
 
     def __init__(self, name: str, link, machines: Sequence[MachineSpec], port: FloorPort, *,
                  clock: Clock | None = None, timings: LinkTimings | None = None, instructions_every_s: float = 0.5,
-                 reconcile_every_s: float = 60.0, handpays_every_s: float = 0.5) -> None:
+                 reconcile_every_s: float = 60.0, handpays_every_s: float = 0.5, floor_worker: bool = True,
+                 retry_s: float = 0.5) -> None:
         self.name = name
         self.link = link
         self.port = port
@@ -196,6 +218,8 @@ class SasChannel:
         self.cycle_times: list[float] = []
         self.stop = threading.Event()
         self.lock = threading.RLock()
+        self.floor_worker = floor_worker
+        self.retry_s = retry_s
 
     # ------------------------------------------------------------------ wire
     def _exchange(self, link: MachineLink | None, address: int, command: int | None, frame: bytes):
@@ -235,10 +259,27 @@ class SasChannel:
 
     # ------------------------------------------------------------------ cycle
     def run(self) -> None:
+        workers = []
+        if self.floor_worker:
+            for s in self.sessions:
+                workers.append(threading.Thread(target=self.run_floor, args=(s,), daemon=True,
+                                                name=f"sas-floor-{self.name}-{s.spec.address}"))
+                workers[-1].start()
+        try:
+            self._poll_loop()
+        finally:
+            for s in self.sessions:
+                with s.calls_ready:
+                    s.calls_ready.notify_all()
+            deadline = time.monotonic() + 6.0
+            for w in workers:
+                w.join(max(0.0, deadline - time.monotonic()))
+
+    def _poll_loop(self) -> None:
         while not self.stop.is_set():
             started = self.clock.monotonic()
             self.run_cycle()
-            rest = self.timings.cycle_s - (self.clock.monotonic() - started)
+            rest = self.timings.period_s - (self.clock.monotonic() - started)
             if rest > 0:
                 self.stop.wait(rest)
 
@@ -254,7 +295,8 @@ class SasChannel:
                 del self.cycle_times[:5_000]
 
     def _slot(self, s: _Session) -> None:
-        self._retry_calls(s)
+        if not self.floor_worker:
+            self._drain_calls(s)
         tx = self._exchange(s.link, s.spec.address, None, general_poll(s.spec.address))
         if tx.outcome is TxOutcome.OK:
             self._general_response(s, tx.result.frame)
@@ -295,26 +337,49 @@ class SasChannel:
 
     # ------------------------------------------------------------------ port calls, exactly once
     def _call(self, s: _Session, fn: Callable[[], None]) -> None:
-        """Call the port; on an error keep the SAME call (same key) and retry it first next slot."""
-        if s.pending_calls:
-            s.pending_calls.append(fn)
-            return
-        try:
-            fn()
-        except Exception:
-            self.counters.port_errors += 1
-            log.exception("sas.port_error", extra={"asset": s.spec.asset})
-            s.pending_calls.append(fn)
+        """Queue a port call for the floor worker (in order per machine; the same call, same key, until it
+        succeeds). Without a floor worker it is applied now, the queue first."""
+        s.pending_calls.append(fn)
+        if self.floor_worker:
+            with s.calls_ready:
+                s.calls_ready.notify()
+        else:
+            self._drain_calls(s)
 
-    def _retry_calls(self, s: _Session) -> None:
+    def _drain_calls(self, s: _Session) -> bool:
+        """Apply ``s``'s queued calls in order; stop at the first that raises (kept for ``retry_s`` later).
+        Returns True when the queue is empty."""
         while s.pending_calls:
+            if s.calls_retry_at and self.clock.monotonic() < s.calls_retry_at:
+                return False
             fn = s.pending_calls[0]
             try:
                 fn()
             except Exception:
                 self.counters.port_errors += 1
-                return
+                s.calls_retry_at = self.clock.monotonic() + self.retry_s
+                log.warning("sas.port_error asset=%s (kept, tried again in %.1f s)", s.spec.asset, self.retry_s,
+                            exc_info=True)
+                return False
+            s.calls_retry_at = 0.0
             s.pending_calls.popleft()
+        return True
+
+    def run_floor(self, s: _Session) -> None:
+        """Machine ``s``'s floor worker: apply its queued port calls until ``stop``, then what is still queued if
+        the floor takes it within 5 s (a host that stops loses nothing it could hand over)."""
+        give_up_at: float | None = None
+        while True:
+            drained = self._drain_calls(s)
+            if self.stop.is_set():
+                give_up_at = give_up_at or self.clock.monotonic() + 5.0
+                if drained or self.clock.monotonic() > give_up_at:
+                    return
+            with s.calls_ready:
+                if not drained:  # the head call failed: try it again at its retry time
+                    s.calls_ready.wait(self.retry_s / 5)
+                elif not s.pending_calls:
+                    s.calls_ready.wait(0.5)
 
     def _event(self, s: _Session, kind: str, code: int | None = None, **detail) -> None:
         s.event_seq += 1
@@ -445,6 +510,9 @@ class SasChannel:
         report = MeterReport(s.spec.asset, f"{s.spec.asset}:meters:{raw.get(METER.GAMES_PLAYED, 0)}:enrolment",
                              "enrolment", self._named(s, raw, bonus.total))
         s.enrolling = False
+        if s.pending_calls:  # the floor has not seen all this machine reported before: enrol once it has
+            self._start_enrolment(s, "floor_catching_up")
+            return
         try:
             enrolment = self.port.enrol(identity, report)
         except Exception:
@@ -962,24 +1030,58 @@ class SasChannel:
 
 
 class SasHost:
-    """Several channels in one process, one thread each."""
+    """Several channels in one process, one thread each; with ``publish_links`` (``(channel name, snapshots)``, e.g.
+    :meth:`slotsys.sas.services.link_state.LinkStateService.publish`) a reporter thread hands every channel's
+    :meth:`SasChannel.snapshot` to it every ``publish_every_s`` and once more at :meth:`stop`, so the console sees
+    each link. A publication that raises (the database away) is logged and counted (``publish_errors``) and the
+    next one is tried at the next interval: the channels never wait for it."""
 
-    def __init__(self, channels: Sequence[SasChannel]) -> None:
+    def __init__(self, channels: Sequence[SasChannel], *,
+                 publish_links: Callable[[str, list[MachineSnapshot]], None] | None = None,
+                 publish_every_s: float = 5.0) -> None:
         self.channels = list(channels)
         self._threads: list[threading.Thread] = []
+        self.publish_links = publish_links
+        self.publish_every_s = publish_every_s
+        self.publish_errors = 0
+        self.publications = 0
+        self._stopping = threading.Event()
 
     def start(self) -> None:
+        self._stopping.clear()
         for ch in self.channels:
             t = threading.Thread(target=ch.run, name=f"sas-{ch.name}", daemon=True)
             t.start()
             self._threads.append(t)
+        if self.publish_links is not None:
+            t = threading.Thread(target=self._publisher, name="sas-link-state", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def publish_now(self) -> None:
+        """Hand every channel's snapshot to ``publish_links`` now (errors logged and counted, never raised)."""
+        if self.publish_links is None:
+            return
+        for ch in self.channels:
+            try:
+                self.publish_links(ch.name, ch.snapshot())
+                self.publications += 1
+            except Exception:
+                self.publish_errors += 1
+                log.warning("sas.link_state_publish_failed channel=%s", ch.name, exc_info=True)
+
+    def _publisher(self) -> None:
+        while not self._stopping.wait(self.publish_every_s):
+            self.publish_now()
 
     def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
         for ch in self.channels:
             ch.stop.set()
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
+        self.publish_now()  # the links as the host left them (the console then marks them stale)
 
     def channel_of(self, asset: str) -> SasChannel:
         return next(ch for ch in self.channels if asset in ch.by_asset)

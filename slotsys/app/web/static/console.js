@@ -1,5 +1,6 @@
 /* Operator console: the floor by zone and bank, each machine's state, credits, today's coin-in and
- * hold (GET /api/v1/floor/overview, refreshed every 5 s). */
+ * hold (GET /api/v1/floor/overview, refreshed every 5 s), and each SAS machine's link as its host last
+ * published it (GET /api/v1/sas/links: polls, retries, timeouts, CRC errors, last exception, signature). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -37,11 +38,28 @@
         })));
     }));
   }
+  var lastLinks = null;
+  function cell(text, cls) { return SS.el("td", { cls: cls || "num", text: text }); }
+  function renderLinks(r) {
+    lastLinks = r;
+    var box = $("sas-links");
+    box.hidden = !r.links.length;
+    $("sas-links-body").replaceChildren.apply($("sas-links-body"), r.links.map(function (l) {
+      var state = l.stale ? SS.t("sas_stale") : SS.t("sas_state_" + l.state);
+      return SS.el("tr", { "data-asset": l.asset, "data-link": l.stale ? "stale" : l.state, cls: l.stale || l.state !== "online" ? "bad" : "" }, [
+        cell(l.channel, ""), cell(String(l.address)), SS.el("td", {}, [SS.el("a", { href: "/console/machines/" + l.asset, text: l.asset })]),
+        cell(state, ""), cell(SS.t(l.enrolled ? "yes" : "no"), ""), cell(SS.num(l.polls)), cell(SS.num(l.retries)),
+        cell(SS.num(l.timeouts)), cell(SS.num(l.crc_errors)), cell(l.last_exception || "—", ""),
+        cell(SS.t("sas_sig_" + l.signature), l.signature === "mismatch" ? "bad" : ""),
+        cell(l.cycle_p99_ms == null ? "—" : l.cycle_p99_ms.toFixed(0) + " ms"), cell(SS.when(l.reported_at), "")]);
+    }));
+  }
   function load() {
     SS.api("GET", "/api/v1/floor/overview").then(function (f) { $("error").textContent = ""; render(f); })
       .catch(function (e) { $("error").textContent = SS.problemText(e); });
+    SS.api("GET", "/api/v1/sas/links").then(renderLinks).catch(function () { /* the floor above still shows */ });
   }
-  document.addEventListener("slotsys:lang", function () { if (last) render(last); });
+  document.addEventListener("slotsys:lang", function () { if (last) render(last); if (lastLinks) renderLinks(lastLinks); });
   document.addEventListener("DOMContentLoaded", function () {
     SS.requireLogin(["operator", "attendant", "auditor"], function () { load(); setInterval(load, 5000); });
   });

@@ -1,7 +1,7 @@
 """cashless AFT transfers between a player's wallet and a SAS machine
 
-Revision ID: 0026_aft_transfers
-Revises: 0025_hit_bonus_meter
+Revision ID: 0028_aft_transfers
+Revises: 0027_loyalty_gaming_day
 Hand-written: ``aft_transfers`` (``slotsys.players.adapters.tables.AftTransferRow``): one row per AFT a carded
 player asked for at a SAS machine (SAS 6.02 §8), its unique SAS transaction ID (≤ 20 ASCII), state pending → sent
 → completed / failed / expired, amounts in won, timestamps and the hold and settlement journal entries
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 
 import slotsys.kernel.adapters.db
 
-revision = "0026_aft_transfers"
-down_revision = "0025_hit_bonus_meter"
+revision = "0028_aft_transfers"
+down_revision = "0027_loyalty_gaming_day"
 branch_labels = None
 depends_on = None
 
