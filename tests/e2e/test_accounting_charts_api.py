@@ -34,7 +34,7 @@ def _bar_height(root: ET.Element, gid: str) -> float:
     return max(ys) - min(ys)
 
 
-def test_the_three_charts_hold_the_days_series(app, api, floor_days):
+def test_the_three_charts_hold_the_days_series(app, api, floor_days):  # noqa: F811 (the fixture, imported)
     play, traveller, d0, d1, d2 = floor_days
     line = {"lines": 20, "multiplier": 1}
     start = GD.bounds(d1)[0]
