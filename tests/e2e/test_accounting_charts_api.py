@@ -61,8 +61,10 @@ def test_the_three_charts_hold_the_days_series(app, api, floor_days):  # noqa: F
     assert len(_ids(root, "theo-")) == 30
     assert sorted(_ids(root, "band-")) == sorted(f"band-{m['asset']}" for m in report["machines"] if m["z"] is not None)
     assert {"band-M001", "band-M003", "band-V001"} <= set(_ids(root, "band-"))
-    vip = _svg(api.as_staff("supervisor", "GET", f"{BASE}/days/{day}/charts/hold.svg?zone=VIP&lang=ko", key=None))
-    assert len(_ids(vip, "hold-")) == 10 and all(i.startswith("hold-V") for i in _ids(vip, "hold-"))
+    vip = api.as_staff("supervisor", "GET", f"{BASE}/days/{day}/charts/hold.svg?zone=VIP&lang=ko", key=None)
+    assert len(_ids(_svg(vip), "hold-")) == 10 and all(i.startswith("hold-V") for i in _ids(_svg(vip), "hold-"))
+    vip_en = api.as_staff("supervisor", "GET", f"{BASE}/days/{day}/charts/hold.svg?zone=VIP", key=None)
+    assert vip.data != vip_en.data  # the labels are drawn in the language asked for (glyphs as paths)
 
     # (b) coin-in by hour: 24 bars; the played hours are the tall ones and their heights sum like the coin-in
     root = _svg(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/coin-in.svg", key=None))

@@ -106,7 +106,8 @@
     pager.querySelector("#page-prev").disabled = pageNo === 1;
     pager.querySelector("#page-next").disabled = !r.next_cursor;
     $("day-sections").replaceChildren(
-      section("floor", "dr_sec_floor", table("t-floor", figureCols([["machines", "drc_machines"]]), [], r.floor, total(SS.t("floor")))),
+      section("floor", "dr_sec_floor", table("t-floor", figureCols([["scope", "floor", true], ["machines", "drc_machines"]]), [], r.floor,
+        total(SS.t("floor")))),
       section("zones", "dr_sec_zones", table("t-zones", figureCols([["zone", "drc_zone", true], ["machines", "drc_machines"]]), r.zones,
         f.zone ? null : r.floor, total())),
       section("banks", "dr_sec_banks", table("t-banks", figureCols([["bank", "drc_bank", true], ["machines", "drc_machines"]]), r.banks,
