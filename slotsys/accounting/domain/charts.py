@@ -56,10 +56,10 @@ def hold_band(machines: Iterable[Mapping[str, Any]], k: float) -> list[HoldPoint
         raise ValueError("k must be positive")
     out = []
     for m in machines:
-        sd, expected = m.get("sd_hold"), float(m.get("expected_hold") or 0.0)
-        has_band = sd is not None and m.get("z") is not None
+        expected = float(m.get("expected_hold") or 0.0)
+        sd = float(m["sd_hold"]) if m.get("sd_hold") is not None and m.get("z") is not None else None
         out.append(HoldPoint(str(m["asset"]), int(m["hold"]), int(m["theo_won"]), expected,
-                             expected - k * sd if has_band else None, expected + k * sd if has_band else None,
+                             expected - k * sd if sd is not None else None, expected + k * sd if sd is not None else None,
                              int(m.get("games_played") or 0), bool(m.get("flagged"))))
     return out
 
