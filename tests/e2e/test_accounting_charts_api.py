@@ -82,7 +82,7 @@ def test_the_three_charts_hold_the_days_series(app, api, floor_days):  # noqa: F
     assert {i for i in range(24) if _bar_height(one, f"hour-{i}") > 0.01} == {7}
 
     # (c) the Minor's value over the day: a staircase with a step per fold (thinned to the minute) and the hit
-    root = _svg(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/jackpot.svg?level=MASS_MINOR&lang=ko",
+    root = _svg(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/jackpot/MASS_MINOR.svg?lang=ko",
                              key=None))
     assert len(_ids(root, "hit-")) == 1 and _ids(root, "value-steps") == ["value-steps"]
     with app.app_context():
@@ -95,12 +95,11 @@ def test_the_three_charts_hold_the_days_series(app, api, floor_days):  # noqa: F
 
     # the contract names the media type; refusals
     spec = api.client.get("/openapi.json").json
-    for chart in ("hold", "coin-in", "jackpot"):
+    for chart in ("hold", "coin-in", "jackpot/{level}"):
         op = spec["paths"][f"{BASE}/days/{{day}}/charts/{chart}.svg"]["get"]
         assert "image/svg+xml" in op["responses"]["200"]["content"], op["responses"]["200"]
-    _problem(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/jackpot.svg?level=NOPE", key=None), 404,
-             "level")
-    _problem(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/jackpot.svg", key=None), 422, "level")
+    _problem(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/jackpot/NOPE.svg", key=None), 404, "level")
+    _problem(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/jackpot/_bad.svg", key=None), 422, "level")
     _problem(api.as_staff("auditor", "GET", f"{BASE}/days/{day}/charts/hold.svg?lang=fr", key=None), 422, "lang")
     _problem(api.as_staff("auditor", "GET", f"{BASE}/days/{(d2 + timedelta(days=3)).isoformat()}/charts/hold.svg",
                           key=None), 404, "day")

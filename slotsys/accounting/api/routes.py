@@ -164,9 +164,11 @@ class ChartQuery(QueryModel):
     lang: Literal["en", "ko"] = "en"
 
 
-class LevelChartQuery(QueryModel):
-    level: Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")]
+class LangQuery(QueryModel):
     lang: Literal["en", "ko"] = "en"
+
+
+_LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 def _chart(body: bytes) -> Response:
@@ -194,14 +196,16 @@ def chart_coin_in(day: str, query: ChartQuery):
     return _chart(coin_in_svg(hours, acc.days.gd, day, query.lang))
 
 
-@bp.get("/days/<day>/charts/jackpot.svg")
-@bp.input(LevelChartQuery, location="query", arg_name="query")
+@bp.get("/days/<day>/charts/jackpot/<level>.svg")
+@bp.input(LangQuery, location="query", arg_name="query")
 @bp.doc(summary="Chart: a jackpot level's value over the gaming day (its ledger account) with the day's hits "
-                "(?level=; auditor, supervisor)", **AUTH_DOC)
+                "(auditor, supervisor)", **AUTH_DOC)
 @answers(media=SVG)
-def chart_jackpot(day: str, query: LevelChartQuery):
+def chart_jackpot(day: str, level: str, query: LangQuery):
+    if not _LEVEL.match(level):
+        raise ValidationFailed("level must be a jackpot level's code", field="level")
     acc = _acc()
-    return _chart(jackpot_svg(acc.days.jackpot_history(principal(), _day(day), query.level), acc.days.gd, query.lang))
+    return _chart(jackpot_svg(acc.days.jackpot_history(principal(), _day(day), level), acc.days.gd, query.lang))
 
 
 # ------------------------------------------------------------------ drop and count

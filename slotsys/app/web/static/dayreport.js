@@ -196,7 +196,7 @@
   }
   function jackpotChart() {
     if (!$("chart-level").value) return;
-    chart($("chart-jackpot"), BASE + state.day + "/charts/jackpot.svg?level=" + encodeURIComponent($("chart-level").value) + "&lang=" + SS.lang());
+    chart($("chart-jackpot"), BASE + state.day + "/charts/jackpot/" + encodeURIComponent($("chart-level").value) + ".svg?lang=" + SS.lang());
   }
 
   // ------------------------------------------------------------------ start
