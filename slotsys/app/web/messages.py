@@ -437,6 +437,10 @@ SCREEN: dict[str, str | tuple[str, str]] = {
     'drc_games_played': 'Games played',
     'drc_games_won': 'Games won',
     'dr_not_metered': 'not metered',
+    'dr_ties': 'Meters agree with the ledger',
+    'dr_journal_balanced': 'Journal balanced',
+    'dr_exceptions': 'Day exceptions',
+    'exc_late_meter_read': 'Meters read late',
 }
 
 # Why a ticket cannot be paid, by refusal reason or problem code (the cashier and the kiosk screens).

@@ -93,7 +93,11 @@
       SS.el("dt", { i18n: "dr_closed_by" }), SS.el("dd", { text: r.closed_by + " (" + r.closed_role + "), " + SS.when(r.closed_at) }),
       SS.el("dt", { i18n: "dr_read_at" }), SS.el("dd", { text: SS.when(r.read_at) }),
       SS.el("dt", { i18n: "dr_flag_rule" }), SS.el("dd", { text: "|z| > " + r.k + " · " + SS.t("drc_games_played") + " ≥ " + SS.num(r.min_games) }),
-      SS.el("dt", { i18n: "dr_flagged_list" }), SS.el("dd", { id: "flagged-list", text: r.flagged.length ? r.flagged.join(", ") : SS.t("dr_none") }));
+      SS.el("dt", { i18n: "dr_flagged_list" }), SS.el("dd", { id: "flagged-list", text: r.flagged.length ? r.flagged.join(", ") : SS.t("dr_none") }),
+      SS.el("dt", { i18n: "dr_ties" }), SS.el("dd", { id: "ties-agree", cls: r.ties.agree ? "ok" : "bad", text: SS.t(r.ties.agree ? "yes" : "no") }),
+      SS.el("dt", { i18n: "dr_journal_balanced" }), SS.el("dd", { cls: r.journal.balanced ? "ok" : "bad", text: SS.t(r.journal.balanced ? "yes" : "no") }),
+      SS.el("dt", { i18n: "dr_exceptions" }), SS.el("dd", { id: "day-exceptions", text: r.exceptions.length ? r.exceptions.map(function (x) {
+        return SS.tv("exc_", x.code) + (x.detail ? " (" + x.detail + ")" : ""); }).join("; ") : SS.t("dr_none") }));
     docs();
     var zoneRow = f.zone ? r.zones[0] : null, bankRow = f.bank ? r.banks[0] : null;
     var machineTotals = f.machine ? null : (bankRow || zoneRow || r.floor);
