@@ -178,6 +178,7 @@
   // ------------------------------------------------------------------ charts
   function chart(img, url) {
     img.removeAttribute("src");
+    img.alt = img.parentNode.querySelector("figcaption").textContent;  // the chart's caption, in the screen's language
     SS.api("GET", url, null, { blob: true }).then(function (b) {
       var u = URL.createObjectURL(b); state.urls.push(u); img.src = u;
     }).catch(function (e) { img.alt = SS.problemText(e); });
