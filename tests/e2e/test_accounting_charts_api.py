@@ -115,3 +115,19 @@ def _auditor(app):
     from slotsys.kernel.context import Principal
 
     return Principal(kind="staff", name="auditor", role="auditor")
+
+
+def test_the_closed_days_the_screen_offers_newest_first_paged(app, api, floor_days):  # noqa: F811 (the fixture)
+    play, traveller, d0, d1, d2 = floor_days
+    traveller.move_to(GD.bounds(d1)[1] + timedelta(minutes=5))
+    api._tokens.clear()
+    _ok(_close(api, d1), 201)
+    listed = _ok(api.as_staff("auditor", "GET", f"{BASE}/days", key=None))
+    assert [d["day"] for d in listed["days"]] == [d1.isoformat(), d0.isoformat()] and listed["next_cursor"] is None
+    assert listed["days"][0]["label"] == GD.describe(d1)
+    first = _ok(api.as_staff("supervisor", "GET", f"{BASE}/days?limit=1", key=None))
+    assert [d["day"] for d in first["days"]] == [d1.isoformat()] and first["next_cursor"]
+    rest = _ok(api.as_staff("auditor", "GET", f"{BASE}/days?limit=1&cursor={first['next_cursor']}", key=None))
+    assert [d["day"] for d in rest["days"]] == [d0.isoformat()] and rest["next_cursor"] is None
+    _problem(api.as_staff("auditor", "GET", f"{BASE}/days?cursor=nonsense", key=None), 422, "cursor")
+    _problem(api.as_staff("cashier", "GET", f"{BASE}/days", key=None), 403, None)

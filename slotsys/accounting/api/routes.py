@@ -30,7 +30,7 @@ from slotsys.kernel.api.common import (
 )
 from slotsys.kernel.errors import ValidationFailed
 from slotsys.accounting.services.results import (
-    CountResult, DayCloseResult, DayReport, DropRuleResult, JournalResult, VarianceList, VarianceResult,
+    ClosedDayList, CountResult, DayCloseResult, DayReport, DropRuleResult, JournalResult, VarianceList, VarianceResult,
 )
 from slotsys.kernel.api.contract import CSV, PDF, SVG, XLSX, answers
 
@@ -78,6 +78,19 @@ class DocumentQuery(QueryModel):
 
 class CsvQuery(DocumentQuery):
     section: Annotated[str, Field(max_length=40, description="a section of the document, e.g. machines")] = "machines"
+
+
+class DaysQuery(QueryModel):
+    cursor: Annotated[str, Field(max_length=200, description="next_cursor of the previous page")] | None = None
+    limit: Limit(500) = 31
+
+
+@bp.get("/days")
+@bp.input(DaysQuery, location="query", arg_name="query")
+@bp.doc(summary="The closed gaming days, newest first, paged by ?cursor= (auditor, supervisor)", **AUTH_DOC)
+@answers(ClosedDayList)
+def closed_days(query: DaysQuery):
+    return _acc().days.closed_days(principal(), cursor=query.cursor, limit=query.limit).model_dump(mode="json")
 
 
 @bp.post("/days/<day>/close")

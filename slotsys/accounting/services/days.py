@@ -45,7 +45,7 @@ from slotsys.accounting.domain.liabilities import (
 from slotsys.accounting.domain.report import Document, day_report_of, journal_document_of
 from slotsys.accounting.services.ports import AccountingUnitOfWork, DaySourceReads, ParSheets
 from slotsys.accounting.services.results import (
-    CloseDueResult, DayCloseResult, DayReport, JournalResult, MeterReadResult,
+    CloseDueResult, ClosedDayItem, ClosedDayList, DayCloseResult, DayReport, JournalResult, MeterReadResult,
 )
 from slotsys.accounting.settings import AccountingSettings
 from slotsys.kernel import accounts, audit_log
@@ -292,6 +292,26 @@ class DayCloseService:
         if closed is None:
             raise NotFound(f"gaming day {day.isoformat()} is not closed", field="day")
         return closed
+
+    def closed_days(self, principal: Principal, *, cursor: str | None = None, limit: int = 31) -> ClosedDayList:
+        """The closed gaming days, newest first, ``limit`` (1 … 500) a page from before ``cursor`` (the previous
+        page's ``next_cursor``): what the reports screen offers to pick (auditor, supervisor)."""
+        require_role(principal, *READERS)
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValidationFailed(f"limit must be 1 … {MAX_PAGE}", field="limit")
+        after = _after(cursor)
+        try:
+            before = date.fromisoformat(after) if after is not None else None
+        except ValueError:
+            raise ValidationFailed("cursor is not one this list returned", field="cursor") from None
+        with self.ctx.uow(readonly=True) as uow:
+            first = uow.day_close.first_closed_day()
+            latest = uow.day_close.latest_read()
+            last = before - timedelta(days=1) if before else (latest.day if latest else None)
+            found = sorted(uow.day_close.closed_days(first, last), reverse=True) if first and last else []
+        page = found[:limit]
+        return ClosedDayList(days=[ClosedDayItem(day=d, label=self.gd.describe(d)) for d in page],
+                             next_cursor=_cursor(page[-1].isoformat()) if len(found) > limit else None)
 
     def day_report(self, principal: Principal, day: date, *, zone: str | None = None, bank: str | None = None,
                    machine: str | None = None, cursor: str | None = None, limit: int = 100) -> DayReport:

@@ -441,6 +441,7 @@ SCREEN: dict[str, str | tuple[str, str]] = {
     'dr_journal_balanced': 'Journal balanced',
     'dr_exceptions': 'Day exceptions',
     'exc_late_meter_read': 'Meters read late',
+    'dr_closed_days': 'Closed days',
 }
 
 # Why a ticket cannot be paid, by refusal reason or problem code (the cashier and the kiosk screens).

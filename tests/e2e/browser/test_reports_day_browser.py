@@ -86,6 +86,11 @@ def closed_floor(chromium_path, tmp_path_factory):
 def _open_day(page, server, api, day) -> None:
     page.goto(server.url + "/reports")
     login(page, api, "auditor")
+    # the screen opens on the latest closed day, offered among the closed days
+    page.wait_for_selector("#t-machines tbody tr.totals")
+    assert page.input_value("#day") == day.isoformat() and page.input_value("#day-pick") == day.isoformat()
+    picks = page.eval_on_selector_all("#day-pick option", "os => os.map(o => o.value)")
+    assert picks[1:] == [day.isoformat(), (day - timedelta(days=1)).isoformat()]
     page.fill("#day", day.isoformat())
     page.click("#day-load")
     page.wait_for_selector("#t-machines tbody tr.totals")

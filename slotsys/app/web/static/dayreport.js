@@ -213,13 +213,22 @@
     if (state.day) load(null);
   }
   function init() {
-    // yesterday's gaming day (06:00 KST start, the default of SLOTSYS_GAMING_DAY_START_HOUR / _TZ): the latest closed
+    // yesterday's gaming day (06:00 KST start, the default of SLOTSYS_GAMING_DAY_START_HOUR / _TZ), or the latest
+    // closed day when yesterday's is not closed; the closed days (GET /days, newest first) to pick from
     $("day").value = new Date(Date.now() - 6 * 3600e3 - 864e5).toLocaleDateString("sv-SE", { timeZone: "Asia/Seoul" });
     $("day-form").addEventListener("submit", submit);
     ["f-zone", "f-bank", "f-limit"].forEach(function (id) { $(id).addEventListener("change", submit); });
+    $("day-pick").addEventListener("change", function () { if ($("day-pick").value) { $("day").value = $("day-pick").value; submit(); } });
     $("v-state").addEventListener("change", function () { if (state.report) variances(); });
     $("chart-level").addEventListener("change", jackpotChart);
-    submit();
+    SS.api("GET", "/api/v1/accounting/days?limit=62").then(function (r) {
+      var days = r.days.map(function (d) { return d.day; });
+      $("day-pick").replaceChildren.apply($("day-pick"), [SS.el("option", { value: "", text: "–" })].concat(r.days.map(function (d) {
+        return SS.el("option", { value: d.day, text: d.day, title: d.label });
+      })));
+      if (days.length && days.indexOf($("day").value) < 0) $("day").value = days[0];
+      $("day-pick").value = days.indexOf($("day").value) >= 0 ? $("day").value : "";
+    }).catch(function (e) { $("day-error").textContent = SS.problemText(e); }).then(submit);
   }
   document.addEventListener("slotsys:lang", function () { if (state.report) render(state.report); });
   window.SSDayReport = { init: init };
