@@ -211,3 +211,20 @@ def test_the_charts_figures_come_from_the_closed_day_its_recall_and_its_filters(
     with pytest.raises(NotFound) as e:
         days.jackpot_history(AUDITOR, D1, "MINOR")  # this floor has no jackpot level's account
     assert e.value.field == "level"
+
+
+def test_the_closed_days_newest_first_in_pages(world):
+    ctx, clock, floor, acc = world
+    days = acc.days
+    assert days.closed_days(AUDITOR).days == []
+    clock.at = GD.bounds(D2)[1] + timedelta(minutes=5)
+    days.close_day(AUDITOR, D1, _key("d1"))
+    days.close_day(AUDITOR, D2, _key("d2"))
+    page = days.closed_days(SUPERVISOR, limit=1)
+    assert [d.day for d in page.days] == [D2] and page.days[0].label == GD.describe(D2) and page.next_cursor
+    rest = days.closed_days(AUDITOR, cursor=page.next_cursor, limit=1)
+    assert [d.day for d in rest.days] == [D1] and rest.next_cursor is None
+    with pytest.raises(ValidationFailed):
+        days.closed_days(AUDITOR, limit=0)
+    with pytest.raises(Forbidden):
+        days.closed_days(CASHIER)

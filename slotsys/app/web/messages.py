@@ -442,6 +442,7 @@ SCREEN: dict[str, str | tuple[str, str]] = {
     'dr_exceptions': 'Day exceptions',
     'exc_late_meter_read': 'Meters read late',
     'dr_closed_days': 'Closed days',
+    'dr_range_day': 'The gaming day above',
 }
 
 # Why a ticket cannot be paid, by refusal reason or problem code (the cashier and the kiosk screens).

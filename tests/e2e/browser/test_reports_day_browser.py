@@ -174,6 +174,9 @@ def test_the_auditor_reads_a_closed_day_filters_pages_and_opens_documents_charts
     page.wait_for_selector('#tables [data-table="machines"] tbody tr')
     page.select_option("#report", "issued")
     page.wait_for_selector("#tables [data-table]")
+    page.click("#range-day")  # the ticket reports over the gaming day of the day report
+    assert page.input_value("#from") == page.input_value("#to") == day.isoformat()
+    page.wait_for_selector("#tables [data-table]")
     shot(page, "reports-day-2-tito")
 
 

@@ -125,6 +125,10 @@
     var d = new Date(Date.now() - 30 * 864e5).toLocaleDateString("sv-SE", { timeZone: "Asia/Seoul" });
     $("from").value = d;
     $("load").addEventListener("click", load);
+    $("range-day").addEventListener("click", function () {  // the reports over the gaming day of the day report
+      var day = document.getElementById("day");
+      if (day && day.value) { $("from").value = day.value; $("to").value = day.value; load(); }
+    });
     $("report").addEventListener("change", load);
     load();
   }
