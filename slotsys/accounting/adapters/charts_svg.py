@@ -12,6 +12,7 @@ vertex per step) and ``hit-<i>`` (one mark per hit).
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -36,6 +37,11 @@ WORDS = {
            "jp_title": "잭팟 {level}: 영업일 {day}의 금액", "jp_y": "금액 (원)",
            "jp_x": "시각 ({zone})", "value": "금액 (원장)", "hit": "당첨 (결정 시 금액)"},
 }
+
+
+# matplotlib's rc_context swaps the process-wide rcParams: charts are drawn one at a time, so two requests never
+# restore each other's settings (a chart takes 0.1-2 s; the par sheets' PNG charts do not change rcParams).
+_DRAWING = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -171,8 +177,24 @@ def _legend(ax) -> None:
         ax.legend(list(seen.values()), list(seen), fontsize=8, loc="best")
 
 
-def _fonts():
-    """The Hangul font as matplotlib's family while a chart is drawn (text is laid out when drawn)."""
-    import matplotlib
+class _fonts:
+    """The Hangul font as matplotlib's family while a chart is drawn (text is laid out when drawn), one chart at a
+    time (``_DRAWING``)."""
 
-    return matplotlib.rc_context({"font.family": [_font()], "axes.unicode_minus": False})
+    def __enter__(self) -> None:
+        import matplotlib
+
+        family = _font()  # registered before the lock: font_manager has its own
+        _DRAWING.acquire()
+        try:
+            self._rc = matplotlib.rc_context({"font.family": [family], "axes.unicode_minus": False})
+            self._rc.__enter__()
+        except BaseException:
+            _DRAWING.release()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self._rc.__exit__(*exc)
+        finally:
+            _DRAWING.release()
