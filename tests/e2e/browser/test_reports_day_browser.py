@@ -19,7 +19,8 @@ GD = GamingDay(6, "Asia/Seoul")
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 BASE = "/api/v1/accounting"
 CHARTS_LOADED = ("() => ['chart-hold', 'chart-coin-in', 'chart-jackpot'].every(id => { const i = document.getElementById(id);"
-                 " return i.src.startsWith('blob:') && i.complete && i.naturalWidth > 0; })")
+                 " return i.src.startsWith('blob:') && i.complete && i.naturalWidth > 0"
+                 " && i.dataset.shown === i.dataset.want; })")
 
 
 def _ok(r, status=200):
@@ -166,6 +167,8 @@ def test_the_auditor_reads_a_closed_day_filters_pages_and_opens_documents_charts
     assert "MASS_MINOR" in levels
     page.select_option("#chart-level", "MASS_MINOR")
     page.wait_for_function(CHARTS_LOADED, timeout=30_000)
+    assert "/charts/jackpot/MASS_MINOR.svg?lang=en" in page.get_attribute("#chart-jackpot", "data-shown")
+    assert "/charts/hold.svg?lang=en" in page.get_attribute("#chart-hold", "data-shown")
     shot(page, "reports-day-1-english")
     # every TITO report is reachable from the screen
     options = page.eval_on_selector_all("#report option", "os => os.map(o => o.value)")

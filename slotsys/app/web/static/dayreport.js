@@ -176,12 +176,16 @@
   }
 
   // ------------------------------------------------------------------ charts
+  /* Show the chart at url in img; an answer to an earlier request for this img (another level, filter or language
+   * asked for since) is dropped: data-want is the chart wanted, data-shown the one shown. */
   function chart(img, url) {
     img.removeAttribute("src");
+    img.setAttribute("data-want", url);
     img.alt = img.parentNode.querySelector("figcaption").textContent;  // the chart's caption, in the screen's language
     SS.api("GET", url, null, { blob: true }).then(function (b) {
-      var u = URL.createObjectURL(b); state.urls.push(u); img.src = u;
-    }).catch(function (e) { img.alt = SS.problemText(e); });
+      if (img.getAttribute("data-want") !== url) return;
+      var u = URL.createObjectURL(b); state.urls.push(u); img.src = u; img.setAttribute("data-shown", url);
+    }).catch(function (e) { if (img.getAttribute("data-want") === url) img.alt = SS.problemText(e); });
   }
   function levels(r) {
     var seen = [];
