@@ -227,8 +227,9 @@ def sequencer(heartbeat_file: Path | None) -> None:
 @click.option("--seconds", default=30.0, show_default=True, help="with --sas: how long the machines play")
 @click.option("--drop", default=0.0, show_default=True, help="with --sas: probability a machine's response is lost")
 @click.option("--corrupt", default=0.0, show_default=True, help="with --sas: probability a response's CRC is corrupted")
+@click.option("--pause", default=1.0, show_default=True, help="with --sas: seconds between two actions of a machine")
 def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate, offline_after, machine_reported,
-            sas_machines, seconds, drop, corrupt) -> None:
+            sas_machines, seconds, drop, corrupt, pause) -> None:
     """Play like real machines over HTTP (or over SAS with --sas N); exits non-zero on any error, a meter the floor
     does not agree with, or an unbalanced ledger."""
     if sas_machines:
@@ -242,7 +243,7 @@ def emulate(url, n_machines, spins, cred_path, rng_seed, concurrency, event_rate
         svc.game_library.warm()
         try:
             sys.exit(run_sas_floor(svc, sas_machines, seconds=seconds, drop=drop, corrupt=corrupt,
-                                   seed=rng_seed or 1, echo=click.echo))
+                                   seed=rng_seed or 1, pause_s=pause, echo=click.echo))
         finally:
             svc.jackpots.driver.stop()
     from slotsys.app.emulator import run_emulator

@@ -72,9 +72,11 @@ def _pick(svc: Any, n: int) -> list[_Pick]:
 
 
 def run_sas_floor(svc: Any, n: int, *, seconds: float = 30.0, drop: float = 0.0, corrupt: float = 0.0,
-                  seed: int = 1, echo=print) -> int:
+                  seed: int = 1, pause_s: float = 1.0, echo=print) -> int:
     """Play ``n`` emulated SAS machines for ``seconds`` against a SAS host over ``svc`` (the process's
-    ``Services``); print a summary (JSON lines) with ``echo``. Returns 0 when every machine's meters equal the
+    ``Services``), each machine's player acting every ``pause_s`` (a host drains one exception per general poll,
+    about six a second, so much faster players overflow the machines' exception queues); print a summary (JSON
+    lines) with ``echo``. Returns 0 when every machine's meters equal the
     floor's and the ledger audit balances, 1 otherwise (2: not enough machines)."""
     from slotsys.app.wiring.sas import build_sas_floor, prepare_sas_machines
 
@@ -116,8 +118,7 @@ def run_sas_floor(svc: Any, n: int, *, seconds: float = 30.0, drop: float = 0.0,
             echo("not every machine enrolled within 60 s: " + json.dumps(
                 {s.spec.asset: s.disabled_for or s.link.state.value for ch in channels for s in ch.sessions}))
             return 1
-        # one action a second a machine: a SAS host drains one exception per general poll, about six a second
-        players = [RandomPlayer(e, seed * 7 + i, tickets, pause_s=1.0) for i, e in enumerate(egms)]
+        players = [RandomPlayer(e, seed * 7 + i, tickets, pause_s=pause_s) for i, e in enumerate(egms)]
         threads = [threading.Thread(target=p.run, args=(seconds,), daemon=True) for p in players]
         for t in threads:
             t.start()

@@ -22,10 +22,10 @@ import textwrap
 import pytest
 
 from tests.helpers import conforms as _conforms
-from slotsys.kernel.api.contract import BINARY_MEDIA, CSV, EVENT_STREAM, PROMETHEUS, TEXT
+from slotsys.kernel.api.contract import BINARY_MEDIA, CSV, EVENT_STREAM, PROMETHEUS, SVG, TEXT
 
 METHODS = ("get", "post", "put", "patch", "delete")
-NON_JSON = BINARY_MEDIA | {CSV, EVENT_STREAM, PROMETHEUS, TEXT}
+NON_JSON = BINARY_MEDIA | {CSV, EVENT_STREAM, PROMETHEUS, SVG, TEXT}
 
 
 @pytest.fixture

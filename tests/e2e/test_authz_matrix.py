@@ -228,6 +228,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "accounting.day_report": staff("auditor", "supervisor"), "accounting.day_journal": staff("auditor", "supervisor"),
     "accounting.export_xlsx": staff("auditor", "supervisor"), "accounting.export_pdf": staff("auditor", "supervisor"),
     "accounting.export_csv": staff("auditor", "supervisor"),
+    "accounting.closed_days": staff("auditor", "supervisor"), "accounting.chart_hold": staff("auditor", "supervisor"),
+    "accounting.chart_coin_in": staff("auditor", "supervisor"), "accounting.chart_jackpot": staff("auditor", "supervisor"),
     "accounting.drop_count": staff("cashier", "attendant", "supervisor"),
     "accounting.drop_schedule": staff("supervisor"),
     "accounting.accept_variance": staff("supervisor"),
@@ -317,7 +319,7 @@ class Floor:
              "seat": "1", "box": "1", "username": "authz-nobody",  # no such staff user: admin actions 404
              "upload_id": 999_999, "session_id": "0000000000000000",  # no such game upload / staff session: 404
              "alert_id": 999_999, "handpay_id": 999_999,  # no such alert / handpay: 404
-             "day": "2000-01-03", "variance_id": 999_999}  # a gaming day before the floor existed; no such variance
+             "day": "2000-01-03", "variance_id": 999_999, "level": "MINOR"}  # a gaming day before the floor existed; no such variance
         if endpoint.startswith("tables."):
             v.update(code="BAC-01", number=1)
         elif endpoint.startswith("jackpots."):

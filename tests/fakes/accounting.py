@@ -138,6 +138,7 @@ class FakeFloor:
         self.own_snapshots: dict[int, list[Snapshot]] = defaultdict(list)
         self.postings: list[tuple[datetime, str, int]] = []
         self.entries_: list[datetime] = []
+        self.round_times: list[tuple[datetime, str, int]] = []  # (at, asset, coin-in): the recall's time stamps
 
     # ---- arranging
     def enrol(self, machine_id: int, asset: str, zone: str, bank: str, game: str, variation: str, denomination: int,
@@ -154,6 +155,7 @@ class FakeFloor:
         m["games_won"] += 1 if win else 0
         m["game_seq"] += 1
         self.rounds[machine_id].append((m["game_seq"], lines, None, multiplier, bet))
+        self.round_times.append((at, asset, bet))
         self._entry(at, (accounts.machine_credits(asset), bet), (accounts.machine_hold(asset), -bet),
                     (accounts.machine_hold(asset), win), (accounts.machine_credits(asset), -win))
 
@@ -207,6 +209,20 @@ class FakeFloor:
                 a[0 if amount > 0 else 1] += abs(amount)
                 a[2] += 1
         return [(c, d, cr, n) for c, (d, cr, n) in acc.items()]
+
+    def round_coin_in(self, since, until, assets=None):
+        return [(at, bet, 1) for at, asset, bet in sorted(self.round_times)
+                if since <= at < until and (assets is None or asset in assets)]
+
+    def account_history(self, code, since, until):
+        """Credit-normal accounts only (every account a chart of this fake floor draws: jackpot meters)."""
+        rows = [(at, -amount) for at, c, amount in self.postings if c == code]
+        if not rows:
+            return None
+        return sum(a for at, a in rows if at < since), [(at, a) for at, a in rows if since <= at < until]
+
+    def level_hits(self, level, since, until):
+        return []
 
     def entries(self, since, until):
         return sum(1 for at in self.entries_ if (since is None or at >= since) and at < until)

@@ -82,3 +82,39 @@ def test_a_day_closed_by_several_auditors_at_once_closes_once_while_machines_pla
         assert rep.json["ties"]["agree"], rep.json["ties"]
         assert rep.json["floor"]["games_played"] >= 30 and rep.json["journal"]["balanced"]
         assert sum(m["coin_in"] for m in rep.json["machines"]) == rep.json["floor"]["coin_in"]
+
+
+def test_the_charts_queries_on_postgresql_tie_the_hours_to_the_closed_days_coin_in(pg_app, pg_api):
+    """The charts' reads (the recall's rounds by time, a ledger account's movements by entry, a level's hits) on
+    PostgreSQL: the hours of a closed day sum to its coin-in, the staircase ends at the ledger's balance."""
+    from slotsys.kernel.context import Principal
+
+    api = pg_api
+    day = GD.day_of(datetime.now(timezone.utc)) + timedelta(days=1)
+    start, end = GD.bounds(day)
+    with time_machine.travel(start + timedelta(minutes=20), tick=True) as traveller:
+        api._tokens.clear()
+        for i, asset in enumerate(PLAYERS[:3]):
+            traveller.move_to(start + timedelta(hours=3 * i, minutes=20))
+            assert api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/bill-in", {"amount": 50_000}).status_code == 200
+            for _ in range(2):
+                assert api.as_machine(asset, "POST", f"/api/v1/machines/{asset}/spin",
+                                      {"lines": 1, "multiplier": 1}).status_code == 200
+        traveller.move_to(end + timedelta(seconds=30))
+        api._tokens.clear()
+        r = api.as_staff("auditor", "POST", f"/api/v1/accounting/days/{day}/close")
+        assert r.status_code in (200, 201), r.json
+    days = pg_app.extensions["slotsys"].accounting.days
+    auditor = Principal("staff", "auditor", "auditor")
+    report = days.day_report(auditor, day, limit=500)
+    hours = days.coin_in_by_hour(auditor, day)
+    assert sum(h.coin_in for h in hours) == report.floor["coin_in"] > 0
+    assert {h.index for h in hours if h.coin_in} <= {0, 3, 6}
+    one = days.coin_in_by_hour(auditor, day, machine=PLAYERS[1])
+    assert [h.index for h in one if h.coin_in] == [3]
+    line = next(x for x in report.liabilities["jackpots"]["lines"] if x["part"] == "liability")
+    history = days.jackpot_history(auditor, day, line["level"])
+    assert history.steps[0].at == start and history.steps[-1].at == end
+    for chart in ("hold.svg", "coin-in.svg", f"jackpot/{line['level']}.svg"):
+        r = api.as_staff("auditor", "GET", f"/api/v1/accounting/days/{day}/charts/{chart}?lang=ko", key=None)
+        assert r.status_code == 200 and r.mimetype == "image/svg+xml", (chart, r.status_code)

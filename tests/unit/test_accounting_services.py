@@ -187,3 +187,44 @@ def test_the_gaming_day_comes_from_the_settings(when):
     assert GamingDay(s.gaming_day_start_hour, s.gaming_day_tz).day_of(when) == date(2026, 12, 1)
     with pytest.raises(ValueError):
         Settings(database_url="sqlite://", gaming_day_tz="Mars/Olympus")
+
+
+def test_the_charts_figures_come_from_the_closed_day_its_recall_and_its_filters(world):
+    ctx, clock, floor, acc = world
+    days = acc.days
+    _play(floor, D1, random.Random(3))  # 40 games from 06:10 KST, a minute apart: the first hour
+    clock.at = GD.bounds(D1)[1] + timedelta(minutes=5)
+    with pytest.raises(NotFound):
+        days.coin_in_by_hour(AUDITOR, D1)
+    days.close_day(AUDITOR, D1, _key("close"))
+    hours = days.coin_in_by_hour(AUDITOR, D1)
+    assert len(hours) == 24 and [h.coin_in for h in hours[:2]] == [40 * 2_000, 0]
+    figures = days.day_report(AUDITOR, D1).floor
+    assert sum(h.coin_in for h in hours) == figures["coin_in"] and sum(h.games for h in hours) == 40
+    only = days.coin_in_by_hour(SUPERVISOR, D1, bank="B2")
+    assert sum(h.coin_in for h in only) == 20 * 2_000
+    points, k = days.hold_chart(AUDITOR, D1)
+    assert [p.asset for p in points] == ["M1", "M2"] and k == 3
+    assert all(p.low is not None and p.low < p.expected < p.high for p in points)
+    with pytest.raises(Forbidden):
+        days.hold_chart(CASHIER, D1)
+    with pytest.raises(NotFound) as e:
+        days.jackpot_history(AUDITOR, D1, "MINOR")  # this floor has no jackpot level's account
+    assert e.value.field == "level"
+
+
+def test_the_closed_days_newest_first_in_pages(world):
+    ctx, clock, floor, acc = world
+    days = acc.days
+    assert days.closed_days(AUDITOR).days == []
+    clock.at = GD.bounds(D2)[1] + timedelta(minutes=5)
+    days.close_day(AUDITOR, D1, _key("d1"))
+    days.close_day(AUDITOR, D2, _key("d2"))
+    page = days.closed_days(SUPERVISOR, limit=1)
+    assert [d.day for d in page.days] == [D2] and page.days[0].label == GD.describe(D2) and page.next_cursor
+    rest = days.closed_days(AUDITOR, cursor=page.next_cursor, limit=1)
+    assert [d.day for d in rest.days] == [D1] and rest.next_cursor is None
+    with pytest.raises(ValidationFailed):
+        days.closed_days(AUDITOR, limit=0)
+    with pytest.raises(Forbidden):
+        days.closed_days(CASHIER)

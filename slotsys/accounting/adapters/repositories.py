@@ -59,14 +59,15 @@ _floor_snapshots = table("machine_meter_snapshots", column("id", _BIG), column("
                          column("game_id", String), column("variation", String), column("denomination", Integer),
                          column("meters", JSON))
 _rounds = table("game_rounds", column("machine_id", Integer), column("game_number", _BIG), column("bet", JSON),
-                column("bet_won", _BIG), column("outcome", JSON))
+                column("bet_won", _BIG), column("outcome", JSON), column("created_at", TZDateTime))
 _tickets = table("tickets", column("validation_number", String), column("type", String), column("amount", _BIG),
                  column("status", String), column("issued_at", TZDateTime), column("redeemed_at", TZDateTime),
                  column("voided_at", TZDateTime), column("redeemed_channel", String),
                  column("redeemed_location", String))
 _levels = table("jackpot_levels", column("id", Integer), column("code", String), column("value_milli", _BIG),
                 column("reserve_milli", _BIG), column("overflow_milli", _BIG))
-_hits = table("jackpot_hits", column("level_id", Integer), column("amount_won", _BIG), column("status", String))
+_hits = table("jackpot_hits", column("level_id", Integer), column("amount_won", _BIG), column("status", String),
+              column("value_milli", _BIG), column("created_at", TZDateTime))
 _players = table("players", column("id", Integer), column("points_milli", _BIG), column("points_held_milli", _BIG))
 _points = table("points_journal", column("player_id", Integer), column("points_milli", _BIG))
 _program = table("loyalty_program", column("id", Integer), column("promo_won_per_point", Integer),
@@ -374,6 +375,47 @@ class DaySources:
             .where(r.c.machine_id == machine_id, r.c.game_number >= first, r.c.game_number <= last) \
             .group_by(lines, reels, mult, choice)
         return [(a, b, int(c), d, int(g), int(w)) for a, b, c, d, g, w in self.s.execute(q).all()]
+
+    def round_coin_in(self, since: datetime, until: datetime, assets: Sequence[str] | None = None
+                      ) -> Iterable[tuple[datetime, int, int]]:
+        """The recall's rounds recorded in ``[since, until)``, in time order: ``(at, coin-in won, games)`` (a round
+        reported from meters counts its ``games``); ``assets``: only those machines' rounds (None: every
+        machine). One row per round, streamed: a chart's bucketing is the domain's (``charts.hourly_coin_in``)."""
+        r, m = _rounds, _machines
+        games = func.coalesce(r.c.outcome["games"].as_integer(), 1)
+        q = select(r.c.created_at, r.c.bet_won, games).where(r.c.created_at >= since, r.c.created_at < until)
+        if assets is not None:
+            q = q.select_from(r.join(m, m.c.id == r.c.machine_id)).where(m.c.asset_number.in_(list(assets)))
+        for at, won, g in self.s.execute(q.order_by(r.c.created_at).execution_options(yield_per=5_000)):
+            yield at, int(won), int(g or 1)
+
+    def account_history(self, code: str, since: datetime, until: datetime
+                        ) -> tuple[int, list[tuple[datetime, int]]] | None:
+        """One ledger account's normal balance (won) before ``since`` and its net movement per journal entry in
+        ``[since, until)``, in entry order (normal-sign won: a credit raises a liability); None when the
+        account does not exist."""
+        acc = self.s.execute(select(Account.id, Account.normal_sign).where(Account.code == code)).first()
+        if acc is None:
+            return None
+        aid, sign = acc
+        opening = self.s.scalar(select(func.coalesce(func.sum(PostingRow.amount), 0)).select_from(PostingRow)
+                                .join(JournalEntryRow, JournalEntryRow.id == PostingRow.entry_id)
+                                .where(PostingRow.account_id == aid, JournalEntryRow.created_at < since))
+        q = select(JournalEntryRow.created_at, func.sum(PostingRow.amount)).select_from(PostingRow) \
+            .join(JournalEntryRow, JournalEntryRow.id == PostingRow.entry_id) \
+            .where(PostingRow.account_id == aid, JournalEntryRow.created_at >= since,
+                   JournalEntryRow.created_at < until) \
+            .group_by(JournalEntryRow.id, JournalEntryRow.created_at) \
+            .order_by(JournalEntryRow.created_at, JournalEntryRow.id)
+        return int(opening or 0) * sign, [(at, int(a) * sign) for at, a in self.s.execute(q).all()]
+
+    def level_hits(self, level: str, since: datetime, until: datetime) -> list[tuple[datetime, int, int]]:
+        """The hits of jackpot level ``level`` decided in ``[since, until)``, in time order: ``(at, amount won,
+        the meter's value in milli-won when decided)``."""
+        h, lv = _hits, _levels
+        q = select(h.c.created_at, h.c.amount_won, h.c.value_milli).select_from(h.join(lv, lv.c.id == h.c.level_id)) \
+            .where(lv.c.code == level, h.c.created_at >= since, h.c.created_at < until).order_by(h.c.created_at)
+        return [(at, int(a), int(v or 0)) for at, a, v in self.s.execute(q).all()]
 
     # ---- the ledger
     def _window(self, since: datetime | None, until: datetime):

@@ -4,7 +4,9 @@ counts, the drop schedule and count variances. Roles are checked by the services
 A gaming day in a path is ``YYYY-MM-DD`` (2000-01-01 … 2999-12-31), the local date it starts on; anything else is
 a 422 naming ``day``. Documents are made server side from the closed day's stored figures: XLSX
 (``application/vnd.openxmlformats-officedocument.spreadsheetml.sheet``), PDF (``application/pdf``) and CSV
-(``text/csv``, one section per file, ``?section=``), every text cell with its formula prefix neutralised.
+(``text/csv``, one section per file, ``?section=``), every text cell with its formula prefix neutralised. Charts
+are SVG (``image/svg+xml``, matplotlib, labels in ``?lang=en|ko``): hold against theoretical per machine, coin-in
+by hour, a jackpot level's value over the day.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from apiflask import APIBlueprint
 from flask import Response
 from pydantic import AfterValidator, Field
 
+from slotsys.accounting.adapters.charts_svg import coin_in_svg, hold_svg, jackpot_svg
 from slotsys.accounting.adapters.export_pdf import to_pdf
 from slotsys.accounting.adapters.export_xlsx import to_xlsx
 from slotsys.accounting.domain.drop import CountedTicket
@@ -27,9 +30,9 @@ from slotsys.kernel.api.common import (
 )
 from slotsys.kernel.errors import ValidationFailed
 from slotsys.accounting.services.results import (
-    CountResult, DayCloseResult, DayReport, DropRuleResult, JournalResult, VarianceList, VarianceResult,
+    ClosedDayList, CountResult, DayCloseResult, DayReport, DropRuleResult, JournalResult, VarianceList, VarianceResult,
 )
-from slotsys.kernel.api.contract import CSV, PDF, XLSX, answers
+from slotsys.kernel.api.contract import CSV, PDF, SVG, XLSX, answers
 
 
 bp = APIBlueprint("accounting", __name__, url_prefix="/api/v1/accounting", tag="Accounting")
@@ -75,6 +78,19 @@ class DocumentQuery(QueryModel):
 
 class CsvQuery(DocumentQuery):
     section: Annotated[str, Field(max_length=40, description="a section of the document, e.g. machines")] = "machines"
+
+
+class DaysQuery(QueryModel):
+    cursor: Annotated[str, Field(max_length=200, description="next_cursor of the previous page")] | None = None
+    limit: Limit(500) = 31
+
+
+@bp.get("/days")
+@bp.input(DaysQuery, location="query", arg_name="query")
+@bp.doc(summary="The closed gaming days, newest first, paged by ?cursor= (auditor, supervisor)", **AUTH_DOC)
+@answers(ClosedDayList)
+def closed_days(query: DaysQuery):
+    return _acc().days.closed_days(principal(), cursor=query.cursor, limit=query.limit).model_dump(mode="json")
 
 
 @bp.post("/days/<day>/close")
@@ -151,6 +167,58 @@ def export_csv(day: str, query: CsvQuery):
     return Response(files[name].encode("utf-8"), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store",
                              "Content-Type": "text/csv; charset=utf-8"})
+
+
+# ------------------------------------------------------------------ charts
+class ChartQuery(QueryModel):
+    zone: Code | None = None
+    bank: Code | None = None
+    machine: Code | None = None
+    lang: Literal["en", "ko"] = "en"
+
+
+class LangQuery(QueryModel):
+    lang: Literal["en", "ko"] = "en"
+
+
+_LEVEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+
+
+def _chart(body: bytes) -> Response:
+    return Response(body, mimetype=SVG, headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/days/<day>/charts/hold.svg")
+@bp.input(ChartQuery, location="query", arg_name="query")
+@bp.doc(summary="Chart: each machine's actual hold against its theoretical hold with the band E[hold] ± k·SD "
+                "(?zone= &bank= &machine=; auditor, supervisor)", **AUTH_DOC)
+@answers(media=SVG)
+def chart_hold(day: str, query: ChartQuery):
+    points, k = _acc().days.hold_chart(principal(), _day(day), zone=query.zone, bank=query.bank, machine=query.machine)
+    return _chart(hold_svg(points, k, day, query.lang))
+
+
+@bp.get("/days/<day>/charts/coin-in.svg")
+@bp.input(ChartQuery, location="query", arg_name="query")
+@bp.doc(summary="Chart: coin-in by hour of the gaming day, from the game recall (?zone= &bank= &machine=; "
+                "auditor, supervisor)", **AUTH_DOC)
+@answers(media=SVG)
+def chart_coin_in(day: str, query: ChartQuery):
+    acc = _acc()
+    hours = acc.days.coin_in_by_hour(principal(), _day(day), zone=query.zone, bank=query.bank, machine=query.machine)
+    return _chart(coin_in_svg(hours, acc.days.gd, day, query.lang))
+
+
+@bp.get("/days/<day>/charts/jackpot/<level>.svg")
+@bp.input(LangQuery, location="query", arg_name="query")
+@bp.doc(summary="Chart: a jackpot level's value over the gaming day (its ledger account) with the day's hits "
+                "(auditor, supervisor)", **AUTH_DOC)
+@answers(media=SVG)
+def chart_jackpot(day: str, level: str, query: LangQuery):
+    if not _LEVEL.match(level):
+        raise ValidationFailed("level must be a jackpot level's code", field="level")
+    acc = _acc()
+    return _chart(jackpot_svg(acc.days.jackpot_history(principal(), _day(day), level), acc.days.gd, query.lang))
 
 
 # ------------------------------------------------------------------ drop and count

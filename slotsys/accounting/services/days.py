@@ -29,6 +29,9 @@ from typing import Any
 import structlog
 
 from slotsys.accounting.domain import chart
+from slotsys.accounting.domain.charts import (
+    HoldPoint, HourBucket, LevelHistory, LevelHit, hold_band, hourly_coin_in, value_history,
+)
 from slotsys.accounting.domain.closing import (
     ClosedDay, DayFigures, DayMachine, MeterRead, assemble, check_close_order, check_read_order, enrol_snapshot,
     segment_ranges,
@@ -42,7 +45,7 @@ from slotsys.accounting.domain.liabilities import (
 from slotsys.accounting.domain.report import Document, day_report_of, journal_document_of
 from slotsys.accounting.services.ports import AccountingUnitOfWork, DaySourceReads, ParSheets
 from slotsys.accounting.services.results import (
-    CloseDueResult, DayCloseResult, DayReport, JournalResult, MeterReadResult,
+    CloseDueResult, ClosedDayItem, ClosedDayList, DayCloseResult, DayReport, JournalResult, MeterReadResult,
 )
 from slotsys.accounting.settings import AccountingSettings
 from slotsys.kernel import accounts, audit_log
@@ -290,6 +293,26 @@ class DayCloseService:
             raise NotFound(f"gaming day {day.isoformat()} is not closed", field="day")
         return closed
 
+    def closed_days(self, principal: Principal, *, cursor: str | None = None, limit: int = 31) -> ClosedDayList:
+        """The closed gaming days, newest first, ``limit`` (1 … 500) a page from before ``cursor`` (the previous
+        page's ``next_cursor``): what the reports screen offers to pick (auditor, supervisor)."""
+        require_role(principal, *READERS)
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValidationFailed(f"limit must be 1 … {MAX_PAGE}", field="limit")
+        after = _after(cursor)
+        try:
+            before = date.fromisoformat(after) if after is not None else None
+        except ValueError:
+            raise ValidationFailed("cursor is not one this list returned", field="cursor") from None
+        with self.ctx.uow(readonly=True) as uow:
+            first = uow.day_close.first_closed_day()
+            latest = uow.day_close.latest_read()
+            last = before - timedelta(days=1) if before else (latest.day if latest else None)
+            found = sorted(uow.day_close.closed_days(first, last), reverse=True) if first and last else []
+        page = found[:limit]
+        return ClosedDayList(days=[ClosedDayItem(day=d, label=self.gd.describe(d)) for d in page],
+                             next_cursor=_cursor(page[-1].isoformat()) if len(found) > limit else None)
+
     def day_report(self, principal: Principal, day: date, *, zone: str | None = None, bank: str | None = None,
                    machine: str | None = None, cursor: str | None = None, limit: int = 100) -> DayReport:
         """A closed day's report (auditor, supervisor): machine rows in asset order, ``limit`` (1 … 500) a page
@@ -315,6 +338,51 @@ class DayCloseService:
             machines=[dict(r.figures) for r in page],
             next_cursor=_cursor(page[-1].asset) if len(rows) > limit else None,
             filters={"zone": zone, "bank": bank, "machine": machine, "limit": limit})
+
+    # ------------------------------------------------------------------ the charts' figures
+    def hold_chart(self, principal: Principal, day: date, *, zone: str | None = None, bank: str | None = None,
+                   machine: str | None = None) -> tuple[list[HoldPoint], float]:
+        """Per machine of closed ``day`` (the report's filters, every matching machine, asset order): actual
+        against theoretical hold with the band E[hold] ± k · SD[hold] (``charts.hold_band``); and k. Auditor,
+        supervisor; ``NotFound`` when not closed."""
+        require_role(principal, *READERS)
+        with self.ctx.uow(readonly=True) as uow:
+            c = self._closed(uow, day)
+            rows = uow.day_close.machine_rows(day, zone=zone, bank=bank, asset=machine)
+        k = float(c.figures["k"])
+        return hold_band(({"asset": r.asset, **r.figures} for r in rows), k), k
+
+    def coin_in_by_hour(self, principal: Principal, day: date, *, zone: str | None = None, bank: str | None = None,
+                        machine: str | None = None) -> list[HourBucket]:
+        """Coin-in and games per hour of closed ``day`` from the game recall (``charts.hourly_coin_in``), over the
+        close's window: from the previous day's meter read (or the day's start on the floor's first close) to
+        this day's read, so the hours sum to the recall's coin-in of the day's meters. Filters as the report's
+        (the machines of the closed day's rows). Auditor, supervisor; ``NotFound`` when not closed."""
+        require_role(principal, *READERS)
+        start, _ = self.gd.bounds(day)
+        with self.ctx.uow(readonly=True) as uow:
+            c = self._closed(uow, day)
+            assets = None
+            if zone or bank or machine:
+                assets = [r.asset for r in uow.day_close.machine_rows(day, zone=zone, bank=bank, asset=machine)]
+            since = max(c.opened_at, start) if c.opened_at else start
+            return hourly_coin_in(self.gd, day, uow.day_sources.round_coin_in(since, c.read_at, assets))
+
+    def jackpot_history(self, principal: Principal, day: date, level: str) -> LevelHistory:
+        """Jackpot ``level``'s visible value over closed ``day``: the staircase of its ledger account
+        ``jackpot:<L>:liability`` (``charts.value_history``) and the day's hits. Auditor, supervisor;
+        ``NotFound`` (field ``day``) when not closed, (field ``level``) for a level without that account."""
+        require_role(principal, *READERS)
+        start, end = self.gd.bounds(day)
+        with self.ctx.uow(readonly=True) as uow:
+            self._closed(uow, day)
+            src = uow.day_sources
+            history = src.account_history(accounts.jackpot_liability(level), start, end)
+            if history is None:
+                raise NotFound(f"jackpot level {level} has no ledger account", field="level")
+            hits = [LevelHit(at, amount, value // 1000) for at, amount, value in src.level_hits(level, start, end)]
+        opening, moves = history
+        return value_history(level, self.gd, day, opening, moves, hits)
 
     def journal(self, principal: Principal, day: date) -> JournalResult:
         """The closed day's journal per GL account (auditor, supervisor)."""

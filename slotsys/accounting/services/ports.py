@@ -121,6 +121,21 @@ class DaySourceReads(Protocol):
         """``(lines, reels, multiplier, choice, games, coin-in)`` of the rounds numbered ``first`` … ``last``."""
         ...
 
+    def round_coin_in(self, since: datetime, until: datetime, assets: Sequence[str] | None = None
+                      ) -> Iterable[tuple[datetime, int, int]]:
+        """``(at, coin-in won, games)`` of the recall's rounds in ``[since, until)``, in time order."""
+        ...
+
+    def account_history(self, code: str, since: datetime, until: datetime
+                        ) -> tuple[int, list[tuple[datetime, int]]] | None:
+        """(normal balance before ``since``, [(entry time, normal-sign movement)] in ``[since, until)``) of one
+        ledger account; None when it does not exist."""
+        ...
+
+    def level_hits(self, level: str, since: datetime, until: datetime) -> list[tuple[datetime, int, int]]:
+        """``(at, amount won, value milli-won)`` of a jackpot level's hits in ``[since, until)``."""
+        ...
+
     def movements(self, since: datetime | None, until: datetime, *, codes_like: str | None = None
                   ) -> list[tuple[str, int, int, int]]:
         """``(code, debits, credits, postings)`` per account of the entries in ``[since, until)``."""

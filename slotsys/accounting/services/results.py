@@ -81,6 +81,19 @@ class DayReport(BaseModel):
     filters: dict[str, Any]
 
 
+class ClosedDayItem(BaseModel):
+    day: date
+    label: str
+
+
+class ClosedDayList(BaseModel):
+    """Closed gaming days, newest first (``label``: the day with its bounds and zone); ``next_cursor`` None on the
+    last page."""
+
+    days: list[ClosedDayItem]
+    next_cursor: str | None
+
+
 class JournalResult(BaseModel):
     """The gaming day's journal per GL account (``rows``, ``total``, ``balanced``, ``entries``)."""
 

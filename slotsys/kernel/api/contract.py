@@ -15,7 +15,7 @@ and :func:`document_contract` (an OpenAPI spec processor, run before
   when one view answers several methods; stable as long as the endpoint keeps its name;
 * the success response(s): the status the route answers (201 where it creates), the pydantic model's JSON schema
   (``mode="serialization"``, the shape of ``model_dump(mode="json")``) as a ``#/components/schemas`` reference, or
-  the media type of a file or stream (PDF, PNG, CSV, XLSX, ``text/event-stream``, Prometheus text);
+  the media type of a file or stream (PDF, PNG, SVG, CSV, XLSX, ``text/event-stream``, Prometheus text);
 * exactly-once operations (``once=True``: the route calls ``once_key``): the required ``Idempotency-Key`` request
   header, the ``Idempotent-Replayed`` response header on success;
 * the refusals every operation may answer beyond its own: 403 for authenticated ones, 409 on a state-changing one,
@@ -42,6 +42,7 @@ PDF = "application/pdf"
 PNG = "image/png"
 CSV = "text/csv"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+SVG = "image/svg+xml"  # a chart (XML text)
 EVENT_STREAM = "text/event-stream"
 TEXT = "text/plain"
 PROMETHEUS = "text/plain; version=1.0.0"  # prometheus_client's CONTENT_TYPE_LATEST (0.26: 1.0.0, UTF-8 names)

@@ -647,6 +647,13 @@ class SasChannel:
 
         def games(f: bytes) -> None:
             self._game_meters(s, f)
+            if s.ticket_in is not None:
+                # a ticket in whose end (68) has not been read (still queued behind others, or lost to an
+                # overflow): ask its status (71 FF) first, so the ticket is settled before the meters compare
+                self._job(s, "71 status recon", m.RedeemTicket(RedeemCode.REQUEST_STATUS),
+                          lambda f2: (self._ticket_final(s, f2), self._drain_tickets(s, read)),
+                          lambda e: self._drain_tickets(s, read))
+                return
             self._drain_tickets(s, read)
 
         self._job(s, "2F recon game", m.SelectedMetersRequest(GAME_METERS), games,

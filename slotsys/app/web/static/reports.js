@@ -1,5 +1,5 @@
-/* Auditor reports: ticket liability, expired and voided tickets (tito reports), jackpot hits,
- * machine meters. Any array of rows in a report becomes a table with its own CSV export, made by the
+/* Auditor reports beside the gaming-day report (dayreport.js): the ticket system's seven reports (issued,
+ * redeemed, outstanding liability, expired, voided, reconciliation, security), jackpot hits, machine meters. Any array of rows in a report becomes a table with its own CSV export, made by the
  * server (the same URL + ?format=csv&table=NAME: slotsys/kernel/export.py, UTF-8 with BOM so spreadsheet
  * programs read the Korean text, formula-like text cells neutralised with a leading '). */
 (function () {
@@ -7,6 +7,10 @@
   var $ = function (id) { return document.getElementById(id); };
   var SOURCES = {
     outstanding: function () { return "/api/v1/tito/reports/outstanding"; },
+    issued: function (f, t) { return "/api/v1/tito/reports/issued?from=" + f + "&to=" + t; },
+    redeemed: function (f, t) { return "/api/v1/tito/reports/redeemed?from=" + f + "&to=" + t; },
+    reconciliation: function () { return "/api/v1/tito/reports/reconciliation"; },
+    security: function (f, t) { return "/api/v1/tito/reports/security?from=" + f + "&to=" + t; },
     expired: function (f, t) { return "/api/v1/tito/reports/expired?from=" + f + "&to=" + t; },
     voided: function (f, t) { return "/api/v1/tito/reports/voided?from=" + f + "&to=" + t; },
     hits: function () { return "/api/v1/jackpots/hits?limit=500"; },
@@ -59,7 +63,8 @@
   function column(path) { return word(path.split(".").pop()); }
   /* Words the API sends as codes (statuses, ticket types, channels, pay methods), per report. */
   var TICKETS = { status: "tstatus_", effective_status: "tstatus_", type: "ttype_", redeemed_channel: "channel_" };
-  var CODES = { outstanding: TICKETS, expired: TICKETS, voided: TICKETS, hits: { status: "hstatus_", pay_method: "paymethod_" },
+  var CODES = { outstanding: TICKETS, expired: TICKETS, voided: TICKETS, issued: TICKETS, redeemed: TICKETS,
+    reconciliation: TICKETS, security: TICKETS, hits: { status: "hstatus_", pay_method: "paymethod_" },
     meters: { status: "mstatus_" } };
   function cell(k, v, kind, row) {
     var part = k.split(".").pop(), prefix = (CODES[kind] || {})[part];
@@ -120,10 +125,17 @@
     var d = new Date(Date.now() - 30 * 864e5).toLocaleDateString("sv-SE", { timeZone: "Asia/Seoul" });
     $("from").value = d;
     $("load").addEventListener("click", load);
+    $("range-day").addEventListener("click", function () {  // the reports over the gaming day of the day report
+      var day = document.getElementById("day");
+      if (day && day.value) { $("from").value = day.value; $("to").value = day.value; load(); }
+    });
     $("report").addEventListener("change", load);
     load();
   }
   window.SSReports = { csv: csv };
   document.addEventListener("slotsys:lang", function () { if (last) render.apply(null, last); });
-  document.addEventListener("DOMContentLoaded", function () { SS.requireLogin(["auditor"], init); });
+  // one login for the whole screen: the gaming-day report (dayreport.js) starts with this one
+  document.addEventListener("DOMContentLoaded", function () {
+    SS.requireLogin(["auditor"], function () { init(); if (window.SSDayReport) window.SSDayReport.init(); });
+  });
 })();
