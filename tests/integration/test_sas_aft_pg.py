@@ -220,3 +220,40 @@ def test_aft_on_the_real_services(sas_floor, machine_keys, pg_app):  # noqa: F81
     assert player.wallet() == 90_000 + left
     audit = svc.audit.report()
     assert audit["balanced"], audit
+
+
+def test_aft_requests_racing_for_one_wallet_hold_no_more_than_it_holds(sas_floor, machine_keys, pg_app):  # noqa: F811
+    """Six requests with different Idempotency-Keys at once, each for 40% of the wallet: the machine's row lock
+    orders them, two are held and sent, four are refused 409 insufficient-funds and move nothing."""
+    svc, floor, egms, host, channel = sas_floor
+    api = Api(pg_app)
+    wait(lambda: all(s.signature == "ok" for s in channel.sessions), what="enrolment + ROM signature")
+    player = Player(api, machine_keys, "S003")
+    assert api.as_staff("cashier", "POST", f"/api/v1/players/{player.id}/deposit", {"amount": 100_000}).status_code == 200
+    assert player.call("POST", "/api/v1/machines/S003/card-in", {"card_number": player.card}).status_code == 201
+    answers: list[tuple[int, dict]] = []
+    lock = threading.Lock()
+    start = threading.Barrier(6)
+
+    def racer(i: int):
+        client = pg_app.test_client()
+        start.wait()
+        r = player.aft("to-machine", 40_000, key=f"wallet-race-{i}", client=client)
+        with lock:
+            answers.append((r.status_code, r.json))
+
+    threads = [threading.Thread(target=racer, args=(i,)) for i in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    codes = sorted(code for code, _ in answers)
+    assert codes == [202, 202, 409, 409, 409, 409], answers
+    assert all(body["type"].endswith("insufficient-funds") for code, body in answers if code == 409)
+    held = [body["transfer"] for code, body in answers if code == 202]
+    wait(lambda: all(player.state(t)["state"] == "completed" for t in held) and channel.idle(), what="both sent")
+    assert player.wallet() == 20_000 and egms[3].model.credits_won == 80_000
+    with svc.uow(readonly=True) as uow:
+        assert uow.machines.credits("S003").cashable == 80_000
+        assert uow.ledger.balance(accounts.aft_in_transit("S003")) == 0
+    assert svc.audit.report()["balanced"]
