@@ -319,4 +319,18 @@ def test_an_aft_transfer_is_handed_to_the_host_one_at_a_time_and_settled_once(sa
     floor.aft_result(AftResult("M001", ins.instruction_id, ins.transaction_id, 0x00, 30_000))
     assert (wallet(), credits(), svc.aft.get(machine, "M001", t.transfer).moved) == (50_000, 0, 30_000)
     assert svc.aft.meters("M001") == {"aft_in": 30_000, "aft_in_count": 1, "aft_out": 30_000, "aft_out_count": 1}
+    # an AFT out of credits the floor does not hold yet (a note still on its way): it waits, once, and is not
+    # handed to the host again meanwhile; the note comes, the transfer settles
+    floor.bill_in(BillIn("M001", "M001:bills:a1", 10_000, -1, 0))
+    t = ask("to_wallet", 10_000, "t4")
+    (ins,) = [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)]
+    # the machine moved ₩20,000: its credits include a win the floor has not heard of yet
+    out = AftResult("M001", ins.instruction_id, ins.transaction_id, 0x00, 20_000)
+    floor.aft_result(out)
+    floor.aft_result(out)
+    assert floor.waiting("M001") == 1 and svc.aft.get(machine, "M001", t.transfer).state == "sent"
+    assert [i for i in floor.instructions("M001") if isinstance(i, AftTransferRequest)] == []
+    floor.bill_in(BillIn("M001", "M001:bills:a2", 10_000, -1, 0))
+    assert floor.waiting("M001") == 0 and svc.aft.get(machine, "M001", t.transfer).moved == 20_000
+    assert (wallet(), credits()) == (70_000, 0)
     assert floor.refused == [] and svc.audit.report()["balanced"]
