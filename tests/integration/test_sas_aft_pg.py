@@ -4,9 +4,10 @@ machine by AFT (the transfer's 72 response dropped, the interrogation's CRC corr
 never a second transfer), plays, and moves the credits back to the wallet; a transfer sent while the floor is
 unreachable is settled once by a restarted host from the machine's interrogation (the machine busy meanwhile: it
 could not be locked for a second transfer, nor needs to be). The same Idempotency-Key from several threads holds
-once; a request above the wallet, bad amounts and a machine that is not a SAS machine change nothing. At the end
-every won is accounted once: the floor's meters (AFT ones included) equal the emulator's, the host's AFT meters
-are the machine's, the wallet is what it should be and the ledger audit balances."""
+once, and requests with different keys racing for one wallet hold no more than it holds; a request above the
+wallet, bad amounts and a machine that is not a SAS machine change nothing. At the end every won is accounted
+once: the floor's meters (AFT ones included) equal the emulator's, the host's AFT meters are the machine's, the
+wallet is what it should be and the ledger audit balances."""
 
 from __future__ import annotations
 
