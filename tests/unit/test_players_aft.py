@@ -124,6 +124,8 @@ def test_a_failed_aft_to_the_machine_returns_the_hold_and_one_to_the_wallet_move
     f.aft.settle("S001", t.transaction_id, 0x00, 50_000)
     out = f.request(p.card_number, 40_000, "to_wallet").result
     assert out.hold_entry is None and f.money(p.player) == (50_000, 0, 50_000)
+    with pytest.raises(InsufficientFunds):  # ₩40,000 of the ₩50,000 already asked for
+        f.request(p.card_number, 20_000, "to_wallet")
     assert f.aft.next_for_machine("S001").direction == "to_wallet"
     f.aft.settle("S001", out.transaction_id, 0x83, 0)
     assert f.money(p.player) == (50_000, 0, 50_000)

@@ -139,10 +139,11 @@ class AftService:
                 direction: str, key: OnceKey) -> Once[AftTransferView]:
         """Phase 1 (machine key; Idempotency-Key): a ``pending`` AFT transfer of ``amount`` won ``direction``
         (``to_machine`` holds it on the ledger now). Returns :class:`AftTransferView`. Refusals (nothing moves):
-        422 ``amount`` not a positive integer, not whole credits of the machine or above the per-transfer limit, 403 wrong PIN / lost or blocked
-        card, 429 PIN throttled, 404 machine not on the floor, 409 ``machine-not-sas``, 409 locked machine, 409 not
-        carded or carded by another player, 409 daily limit reached, 409 ``insufficient-funds`` (field ``amount``)
-        the wallet (to the machine) or the floor's credits of the machine (to the wallet) short."""
+        422 ``amount`` not a positive integer, not whole credits of the machine or above the per-transfer limit;
+        403 wrong PIN / lost or blocked card; 429 PIN throttled; 404 machine not on the floor; 409
+        ``machine-not-sas``, locked machine, not carded or carded by another player, daily limit reached; 409
+        ``insufficient-funds`` (field ``amount``): the wallet short (to the machine), or the floor's credits of the
+        machine less the AFT outs already asked for (to the wallet)."""
         require_machine(principal, asset)
         if direction not in DIRECTIONS:
             raise ValidationFailed("direction must be to_machine or to_wallet", field="direction")
@@ -184,10 +185,11 @@ class AftService:
                 hold = uow.ledger.post(e.build({"machine": asset, "player": player.id, "session": s.id,
                                                 "transaction_id": txid}))
             else:
-                have = uow.ledger.balance(accounts.machine_credits(asset))
+                asked = sum(t.amount_won for t in uow.players.aft_open(m.id) if t.direction == "to_wallet")
+                have = uow.ledger.balance(accounts.machine_credits(asset)) - asked
                 if have < won:
-                    raise InsufficientFunds(f"the machine holds ₩{have:,} of credits, less than ₩{won:,}",
-                                            field="amount", credits=have)
+                    raise InsufficientFunds(f"the machine holds ₩{have:,} of credits not yet asked for, less than "
+                                            f"₩{won:,}", field="amount", credits=have)
             t = uow.players.new("aft", transaction_id=txid, player_id=player.id, machine_id=m.id, session_id=s.id,
                                 direction=direction, amount_won=won, moved_won=0, state="pending", gaming_day=day,
                                 requested_by=principal.id, created_at=now,
