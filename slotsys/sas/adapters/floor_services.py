@@ -679,7 +679,7 @@ class ServicesFloor:
                 out.append(LegacyBonusAward(f"{BONUS_PREFIX}{p.hit}", p.amount_won, 0, p.meter_before_won))
         if self.aft is not None and want and aft_open:  # one at a time: a sent one again until it is settled
             t = self.aft.next_for_machine(asset)
-            if t is not None and not self._parked(asset, f"aft_out:{t.transaction_id}"):
+            if t is not None and not self._parked(asset, f"aft out {t.transaction_id}"):
                 out.append(AftTransferRequest(f"{AFT_PREFIX}{t.transfer}", t.transaction_id,
                                               "to_machine" if t.direction == "to_machine" else "to_host",
                                               t.amount_won, accounts.player_cashable(t.player), t.resend))
@@ -747,9 +747,9 @@ class ServicesFloor:
         if peek is None:  # not one of this machine's transfers: refused (kept and logged), nothing moves
             return
         if peek == "to_wallet" and result.ok and result.amount_won > 0:
-            if self._parked(asset, f"aft_out:{result.transaction_id}"):
+            if self._parked(asset, f"aft out {result.transaction_id}"):
                 return  # already waiting for the credits (the host interrogated it again meanwhile)
-            self._money_out(asset, f"aft_out:{result.transaction_id}", settle)
+            self._money_out(asset, f"aft out {result.transaction_id}", settle)
         else:
             self._final(asset, "aft", settle)
             self._drain(asset)
