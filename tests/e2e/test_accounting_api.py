@@ -297,7 +297,7 @@ def test_a_planted_drop_variance_stays_open_until_a_supervisor_accepts_it(app, a
     assert r.status_code == 200 and r.mimetype == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     assert r.headers["Content-Disposition"] == f'attachment; filename="day_report-{d1.isoformat()}.xlsx"'
     wb = openpyxl.load_workbook(io.BytesIO(r.data))
-    ws = wb["기계 Machines"]
+    ws = wb["머신 Machines"]
     labels = [c.value for c in ws[6]]
     coin_in = labels.index("Coin-in") + 1
     last = ws.max_row

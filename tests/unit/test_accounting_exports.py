@@ -76,7 +76,7 @@ def test_xlsx_machines_sheet_labels_numbers_and_totals(docs):
     ws = _sheet(wb, "machines")
     assert ws["B2"].value is None and ws["A2"].value.startswith("영업일 Gaming day: 2026-12-01 (2026-12-01 06:00:00 KST")
     ko, en, rows = _table(ws)
-    assert ko[:4] == ["기계", "구역", "뱅크", "게임"] and en[:4] == ["Machine", "Zone", "Bank", "Game"]
+    assert ko[:4] == ["머신", "구역", "뱅크", "게임"] and en[:4] == ["Machine", "Zone", "Bank", "Game"]
     ci, h, t = en.index("Coin-in"), en.index("Actual hold"), en.index("Theoretical hold")
     assert ko[ci] == "코인 인"
     body, total = rows[:-1], rows[-1]
@@ -147,7 +147,7 @@ def test_pdf_title_gaming_day_page_numbers_totals_and_signatures(docs):
         assert "Generated 2026-12-02 06:05:00 KST" in flat
     everything = " ".join(" ".join(p.split()) for p in pages)
     f = close.floor.figures
-    assert "일일 영업 마감 보고서" in everything and "기계별" in everything  # Hangul is real text
+    assert "일일 영업 마감 보고서" in everything and "머신별" in everything  # Hangul is real text
     assert f"합계 Total 3 {f.coin_in:,} {f.meters['coin_out']:,} {f.hold:,}" in everything  # the zones' totals row
     assert f"{journal.debits:,} {journal.credits:,}" in everything
     last = " ".join(pages[-1].split())

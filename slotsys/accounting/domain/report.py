@@ -90,7 +90,7 @@ class Document:
 
 
 SHEETS = {"floor": "영업장 Floor", "zones": "구역 Zones", "banks": "뱅크 Banks", "games": "게임 Games",
-          "machines": "기계 Machines", "flagged": "이상 Flagged", "exceptions": "예외 Exceptions",
+          "machines": "머신 Machines", "flagged": "이상 Flagged", "exceptions": "예외 Exceptions",
           "ties": "미터-원장 Meters vs ledger", "drop": "드롭 Drop", "accountability": "시재 Accountability",
           "liabilities": "부채 Liabilities", "points": "포인트 Points", "journal": "분개 Journal",
           "chart": "계정과목 Chart of accounts"}
@@ -150,33 +150,33 @@ def day_report_of(gd: GamingDay, day: date, d: dict[str, Any], journal: dict[str
     sections = [
         _figures_section("floor", "영업장 합계", "Floor", [C("floor", "구분", "Level")], [{**floor, "floor": "영업장 Floor"}],
                          None),
-        _figures_section("zones", "구역별", "By zone", [C("zone", "구역", "Zone"), C("machines", "기계 수", "Machines", "count")],
+        _figures_section("zones", "구역별", "By zone", [C("zone", "구역", "Zone"), C("machines", "머신 수", "Machines", "count")],
                          d["zones"], _total_row({**floor, "machines": len(d["machines"])}, "zone")),
-        _figures_section("banks", "뱅크별", "By bank", [C("bank", "뱅크", "Bank"), C("machines", "기계 수", "Machines", "count")],
+        _figures_section("banks", "뱅크별", "By bank", [C("bank", "뱅크", "Bank"), C("machines", "머신 수", "Machines", "count")],
                          d["banks"], _total_row({**floor, "machines": len(d["machines"])}, "bank")),
-        _figures_section("games", "게임별", "By game", [C("game", "게임", "Game"), C("machines", "기계 수", "Machines", "count")],
+        _figures_section("games", "게임별", "By game", [C("game", "게임", "Game"), C("machines", "머신 수", "Machines", "count")],
                          d["games"], _total_row({**floor, "machines": len(d["machines"])}, "game")),
-        _figures_section("machines", "기계별", "By machine",
-                         [C("asset", "기계", "Machine"), C("zone", "구역", "Zone"), C("bank", "뱅크", "Bank"),
+        _figures_section("machines", "머신별", "By machine",
+                         [C("asset", "머신", "Machine"), C("zone", "구역", "Zone"), C("bank", "뱅크", "Bank"),
                           C("games", "게임", "Game", pdf=False)],
                          [{k: v for k, v in r.items() if k != "exceptions"} for r in d["machines"]],
                          _total_row(floor, "asset")),
     ]
     flagged = [r for r in d["machines"] if r["flagged"]]
     sections.append(Section(
-        "flagged", "이론 대비 이상 기계", f"Machines outside {k:g} SD of theoretical hold",
-        [C("asset", "기계", "Machine"), C("games", "게임", "Game"), C("games_played", "게임 수", "Games played", "count"),
+        "flagged", "이론 대비 이상 머신", f"Machines outside {k:g} SD of theoretical hold",
+        [C("asset", "머신", "Machine"), C("games", "게임", "Game"), C("games_played", "게임 수", "Games played", "count"),
          C("coin_in", "코인 인", "Coin-in", "won"), C("hold", "실제 홀드", "Actual hold", "won"),
          C("theo_won", "이론 홀드", "Theoretical hold", "won"), C("hold_variance", "차이", "Variance", "won"),
          C("sd_hold", "홀드 표준편차", "SD of hold", "num"), C("z", "Z-점수", "z-score", "num")],
         flagged, None, note=f"|z| > {k:g}, z = (actual hold − E[hold]) / SD[hold] under the par sheet"))
     exceptions = [{"asset": r["asset"], **e} for r in d["machines"] for e in r["exceptions"]]
     sections.append(Section("exceptions", "예외", "Exceptions",
-                            [C("asset", "기계", "Machine"), C("code", "코드", "Code"), C("detail", "내용", "Detail"),
+                            [C("asset", "머신", "Machine"), C("code", "코드", "Code"), C("detail", "내용", "Detail"),
                              C("at", "시각", "At")], exceptions, None))
     if ties is not None:
         sections.append(Section("ties", "미터 대 원장", "Meters vs ledger",
-                                [C("asset", "기계", "Machine"), C("figure", "항목", "Figure"),
+                                [C("asset", "머신", "Machine"), C("figure", "항목", "Figure"),
                                  C("meters", "미터", "Meters", "won"), C("ledger", "원장", "Ledger", "won"),
                                  C("difference", "차이", "Difference", "won")], ties, None))
     if drop is not None:
@@ -214,7 +214,7 @@ def day_report_of(gd: GamingDay, day: date, d: dict[str, Any], journal: dict[str
     summary = [("영업일 Gaming day", gd.describe(day)),
                ("코인 인 Coin-in", f"{floor['coin_in']:,}"), ("실제 홀드 Actual hold", f"{floor['hold']:,}"),
                ("이론 홀드 Theoretical hold", f"{floor['theo_won']:,}"),
-               ("이상 기계 Flagged machines", ", ".join(d["flagged"]) or "—"),
+               ("이상 머신 Flagged machines", ", ".join(d["flagged"]) or "—"),
                ("분개 균형 Journal balanced", "예 Yes" if journal["balanced"] else "아니오 NO")]
     if liabilities is not None:
         summary.append(("부채 대사 Liabilities agree", "예 Yes" if liabilities["all_agree"] else

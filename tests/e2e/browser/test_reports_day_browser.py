@@ -200,7 +200,7 @@ def test_the_day_report_in_korean_labels_every_column_and_redraws_the_charts(pag
         heads = _heads(page, table)
         assert heads and [c for c, text in heads if not HANGUL.search(text)] == [], (table, heads)
     assert page.inner_text('#t-machines tr.totals td[data-col="asset"]').startswith("합계")
-    assert page.inner_text("[data-section=machines] h2") == "기계별"
+    assert page.inner_text("[data-section=machines] h2") == "머신별"
     assert page.inner_text('[data-doc="xlsx"]') == "영업일 보고서 (XLSX)"
     # the charts are drawn again with Korean labels (lang=ko), and load
     page.wait_for_function(f"() => document.getElementById('chart-hold').src !== {before!r}")
