@@ -146,14 +146,6 @@ def test_transfer_limits():
     LY.check_transfer(lim, "to_wallet", 1_000_000, 3_500_000)  # each direction has its own daily limit
 
 
-def test_gaming_day_starts_at_0600_kst():
-    start = 21  # 21:00 UTC = 06:00 KST
-    assert LY.gaming_day(datetime(2026, 3, 1, 20, 59, tzinfo=timezone.utc), start).isoformat() == "2026-02-28"
-    assert LY.gaming_day(datetime(2026, 3, 1, 21, 0, tzinfo=timezone.utc), start).isoformat() == "2026-03-01"
-    assert LY.gaming_day(datetime(2026, 3, 2, 20, 0, tzinfo=timezone.utc), start).isoformat() == "2026-03-01"
-    assert LY.gaming_day(datetime(2026, 3, 2, 0, 0, tzinfo=timezone.utc), 0).isoformat() == "2026-03-02"
-
-
 def test_pin_throttle_after_three_and_block_at_five():
     failures, blocked = 0, False
     history = []
