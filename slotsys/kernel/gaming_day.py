@@ -34,7 +34,8 @@ __all__ = ["GamingDay", "Shift", "DEFAULT_ZONE", "DEFAULT_START_HOUR", "DEFAULT_
 
 DEFAULT_ZONE = "Asia/Seoul"
 DEFAULT_START_HOUR = 6
-# Three eight-hour shifts from the day's start (names as the cage schedules them).
+# Three eight-hour shifts from the day's start (names as the cage schedules them), for the default 06:00 day;
+# GamingDay.default_shifts() gives the same three for any start time.
 DEFAULT_SHIFTS: tuple[tuple[str, time], ...] = (("day", time(6)), ("swing", time(14)), ("grave", time(22)))
 
 UTC = timezone.utc
@@ -124,10 +125,19 @@ class GamingDay:
         start, end = self.bounds(day)
         return (end - start).total_seconds() / 3600
 
-    def shifts(self, day: date, starts: tuple[tuple[str, time], ...] = DEFAULT_SHIFTS) -> list[Shift]:
+    def default_shifts(self) -> tuple[tuple[str, time], ...]:
+        """Three eight-hour shifts from the day's start time: day, swing (+8 h), grave (+16 h), local wall times
+        (06:00, 14:00, 22:00 for the default day)."""
+        base = self.start_hour * 60 + self.start_minute
+        return tuple((name, time(((base + 480 * i) // 60) % 24, (base + 480 * i) % 60))
+                     for i, name in enumerate(("day", "swing", "grave")))
+
+    def shifts(self, day: date, starts: tuple[tuple[str, time], ...] | None = None) -> list[Shift]:
         """The shifts of gaming ``day``: ``starts`` gives (name, local start time) in order from the day's
-        start; a start time earlier than the day's start time falls on the next calendar date. The first shift
-        must start with the day; the last ends with it. Raises ``ValueError`` otherwise."""
+        start (default :meth:`default_shifts`); a start time earlier than the day's start time falls on the next
+        calendar date. The first shift must start with the day; the last ends with it. Raises ``ValueError``
+        otherwise."""
+        starts = starts if starts is not None else self.default_shifts()
         if not starts or starts[0][1] != self.start_time:
             raise ValueError("the first shift starts when the gaming day starts")
         instants = []

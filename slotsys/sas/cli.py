@@ -25,6 +25,7 @@ from dataclasses import asdict
 from typing import Callable
 
 from slotsys.floor.games import GAMES_DIR, load_game
+from slotsys.kernel.errors import DomainError
 from slotsys.sas.services.floor_port import FloorPort
 
 __all__ = ["sas_host_main", "sas_egm_main"]
@@ -48,12 +49,8 @@ def sas_host_main(argv: list[str] | None = None,
     """The SAS host (see the module). ``make_floor(assets)`` builds the floor port for the enrolled assets (the
     composition root's ``ServicesFloor``); without it, or with ``--memory``, an ``InMemoryFloor``.
     ``publish_links(channel, snapshots)`` (the floor's ``LinkStateService.publish``, called after ``make_floor``)
-    receives each machine's link state every ``--report-every`` seconds for the console (not with ``--memory``)."""
-    from slotsys.sas.adapters.links import FdLink, SerialLink, tcp_connect
-    from slotsys.sas.domain.link import LinkTimings
-    from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
-    from slotsys.sas.services.memory_floor import InMemoryFloor
-
+    receives each machine's link state every ``--report-every`` seconds for the console (not with ``--memory``).
+    Returns 0, or 2 with the reason on standard error (an unknown asset, a bad address, a port that cannot open)."""
     p = argparse.ArgumentParser(prog="slotsys sas-host", description="SAS host: poll machines on one channel")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--port", help="serial device (/dev/ttyS0) or a pseudo-terminal (/dev/pts/N)")
@@ -78,6 +75,19 @@ def sas_host_main(argv: list[str] | None = None,
     machines = sorted([(x, f"A{x}") for x in a.address] + list(a.machine))
     if not machines:
         p.error("give at least one --address or --machine")
+    try:
+        return _run_host(a, machines, make_floor, publish_links)
+    except (DomainError, ValueError, OSError) as e:  # an unknown asset, a bad address, no such port: say so
+        print(f"slotsys sas-host: error: {getattr(e, 'detail', None) or e}", file=sys.stderr)
+        return 2
+
+
+def _run_host(a, machines, make_floor, publish_links) -> int:
+    from slotsys.sas.adapters.links import FdLink, SerialLink, tcp_connect
+    from slotsys.sas.domain.link import LinkTimings
+    from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
+    from slotsys.sas.services.memory_floor import InMemoryFloor
+
     floor: FloorPort
     if make_floor is None or a.memory:
         load_game(a.game)

@@ -122,3 +122,15 @@ def test_policy_validation():
         GamingDay(24)
     with pytest.raises(ZoneInfoNotFoundError):
         GamingDay(6, "Mars/Olympus_Mons")
+
+
+def test_the_shifts_follow_the_start_hour_of_the_day():
+    """Any start hour (a setting): three eight-hour shifts from it, the last ending with the day."""
+    one = GamingDay(1, "Asia/Seoul")
+    names = [(s.name, s.start.astimezone(one.tz).strftime("%H:%M")) for s in one.shifts(date(2026, 12, 2))]
+    assert names == [("day", "01:00"), ("swing", "09:00"), ("grave", "17:00")]
+    assert one.shifts(date(2026, 12, 2))[-1].end == one.bounds(date(2026, 12, 2))[1]
+    half = GamingDay(18, "UTC", start_minute=30)
+    assert [s.start.strftime("%H:%M") for s in half.shifts(date(2026, 12, 2))] == ["18:30", "02:30", "10:30"]
+    assert [x for x, _ in KST.default_shifts()] == ["day", "swing", "grave"]
+    assert [t.hour for _, t in KST.default_shifts()] == [6, 14, 22]

@@ -4,6 +4,7 @@ SAS entry points; ``--machine ADDRESS=ASSET`` names the floor machine behind eac
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import threading
 import time
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from slotsys.app.cli import main
+from slotsys.sas.adapters.links import open_pty_pair
 from slotsys.sas.cli import _machine, sas_egm_main, sas_host_main
 
 
@@ -68,15 +70,15 @@ def test_the_hosts_metrics_show_each_channels_polls_and_each_machines_link_state
     host_done: list[int] = []
 
     def host() -> None:
-        for _ in range(100):  # until the emulator listens
-            try:
-                host_done.append(sas_host_main(
-                    ["--tcp", f"127.0.0.1:{port}", "--machine", "1=A1", "--machine", "9=A9", "--memory",
-                     "--seconds", "4", "--report-every", "1", "--response-timeout-ms", "60",
-                     "--metrics-port", str(metrics)]))
+        for _ in range(100):  # until the emulator listens (a refused connection: rc 2, said on stderr)
+            rc = sas_host_main(
+                ["--tcp", f"127.0.0.1:{port}", "--machine", "1=A1", "--machine", "9=A9", "--memory",
+                 "--seconds", "4", "--report-every", "1", "--response-timeout-ms", "60",
+                 "--metrics-port", str(metrics)])
+            if rc != 2:
+                host_done.append(rc)
                 return
-            except ConnectionRefusedError:
-                time.sleep(0.05)
+            time.sleep(0.05)
 
     h = threading.Thread(target=host)
     h.start()
@@ -102,3 +104,15 @@ def test_the_hosts_metrics_show_each_channels_polls_and_each_machines_link_state
     assert values[f'slotsys_sas_machine_enrolled{{address="1",asset="A1",channel="{channel}"}}'] == 1
     assert values[f'slotsys_sas_machine_online{{address="9",asset="A9",channel="{channel}"}}'] == 0
     assert 0 < values[f'slotsys_sas_machine_poll_cycle_p99_seconds{{address="1",asset="A1",channel="{channel}"}}'] < 1
+
+
+def test_sas_host_refuses_bad_arguments_with_a_message_not_a_traceback(capsys):
+    assert sas_host_main(["--port", "/dev/nonexistent-sas", "--address", "1", "--memory"]) == 2
+    assert "slotsys sas-host: error:" in capsys.readouterr().err
+    master, slave, path = open_pty_pair()
+    try:
+        assert sas_host_main(["--port", path, "--address", "200", "--memory"]) == 2
+        assert "1..127" in capsys.readouterr().err
+    finally:
+        os.close(slave)
+        os.close(master)

@@ -396,14 +396,39 @@ class ServicesFloor:
             reason = self._unaccounted_credits(asset, int(meters.meters.get("credits", 0)))
         if reason:
             return self._refuse_enrolment(asset, reason)
+        accounted = None
+        if m.sas_meter_base is not None:
+            accounted = self._accounted(asset, m.sas_meter_base)
+            behind = [f"{k} {int(meters.meters[k]):,} < {v:,}" for k, v in (accounted or {}).items()
+                      if k in meters.meters and k != "credits" and int(meters.meters[k]) < v]
+            if behind:  # a RAM clear, or another machine at this address: its games would be numbered again
+                return self._refuse_enrolment(asset, "the machine's meters are below what the floor accounted for it ("
+                                              + ", ".join(behind) + "): a RAM clear or another machine at this "
+                                              "address; retire it and enrol the machine under a new asset number")
         self._denoms[asset] = m.denomination
         base = m.sas_meter_base if m.sas_meter_base is not None else self._baseline(asset, meters)
         with self._lock:
             self._bases[asset] = base
         if m.validation_scheme == "sas" and m.sas_validation_id is not None:
             return Enrolment(True, "", "secure_enhanced", m.sas_validation_id, m.sas_sequence,
-                             self.max_bonus_won)
-        return Enrolment(True, "", "system", 0, 0, self.max_bonus_won)
+                             self.max_bonus_won, accounted)
+        return Enrolment(True, "", "system", 0, 0, self.max_bonus_won, accounted)
+
+    def _accounted(self, asset: str, base: Mapping[str, Any]) -> dict[str, int] | None:
+        """The machine's meters (SAS names) up to which the floor has accounted it: the baseline's machine meters
+        plus what the floor's figures grew since (the inverse of :func:`on_floor`). None while this floor still
+        holds money out of the machine waiting for credits (its backlog: a host re-enrolling it in this process
+        keeps its own baseline, and those calls are still to come)."""
+        with self._lock:
+            if self._backlog.get(asset):
+                return None
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
+            system = floor_meters(m, uow.machines.credits(asset).total,
+                                  uow.floor_events.paid_total(m.id, "machine_jackpot"))
+        mine, floor = base["machine"], base["floor"]
+        return {k: int(mine[k]) + int(system[k]) - int(floor[k]) for k in BASE_METERS
+                if k in mine and k in floor and k in system}
 
     def _unaccounted_credits(self, asset: str, machine_credits: int) -> str:
         """At its first SAS enrolment the machine's credit meter must be the floor's credits (both 0, usually):

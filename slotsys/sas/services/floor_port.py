@@ -66,7 +66,11 @@ class MachineIdentity:
 class Enrolment:
     """The floor's answer to an enrolment check. ``accepted`` False: the host disables the machine (``reason``).
     ``validation``: ``secure_enhanced`` (the host sets ``validation_id`` / ``validation_sequence`` with 4C) or
-    ``system`` (the host supplies numbers via 57/58). ``max_bonus_won``: the legacy bonus award guard."""
+    ``system`` (the host supplies numbers via 57/58). ``max_bonus_won``: the legacy bonus award guard.
+    ``accounted``: the machine's meters (:data:`METER_NAMES`, won / counts) up to which the floor has accounted
+    what it did, for a machine enrolled before (None: a first enrolment): a host that starts without a baseline
+    of its own (a restart, a crash) accounts the notes and games since from them, so play while no host ran is
+    never lost."""
 
     accepted: bool
     reason: str = ""
@@ -74,6 +78,7 @@ class Enrolment:
     validation_id: int = 0
     validation_sequence: int = 0
     max_bonus_won: int = 0
+    accounted: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from slotsys.floor.domain.machine_events import BY_CODE
 from slotsys.sas.domain import messages as m
@@ -494,6 +494,14 @@ class SasChannel:
             out["legacy_bonus"] = bonus * s.denom
         return out
 
+    def _codes(self, s: _Session, named: Mapping[str, int]) -> dict[int, int]:
+        """The inverse of :meth:`_named`: SAS names (won / counts) → meter codes (credits / counts)."""
+        out = {}
+        for code, (name, credit) in _NAMES.items():
+            if name in named:
+                out[code] = int(named[name]) // s.denom if credit else int(named[name])
+        return out
+
     def _enrol_finish(self, s: _Session, bonus: m.LegacyBonusMeters) -> None:
         ident = s.identity
         info: m.MachineInfo = ident["info"]
@@ -526,6 +534,10 @@ class SasChannel:
             self._job(s, "01", m.EnablePlay(False), lambda f: None)
             return
         s.enrolment = enrolment
+        if not s.baseline and enrolment.accounted:
+            # this host has no baseline of its own (it started, or restarted after a crash) but the floor accounted
+            # the machine before: what it did since (notes, games played while no host ran) is accounted below
+            s.baseline = self._codes(s, enrolment.accounted)
         if s.baseline:
             # enrolled before (back online, power applied): account what happened meanwhile from the same
             # meters before they become the baseline, with the same keys the exceptions would have produced;
