@@ -28,7 +28,8 @@ class TitoSettings(BaseSettings):
     # the single-signer /api/v1/machines/<asset>/handpay (the same setting as the queue's)
     handpay_two_person_won: int = Field(10_000_000, ge=0, validation_alias=AliasChoices(
         "handpay_two_person_won", "SLOTSYS_HANDPAY_TWO_PERSON_WON"))
-    timezone: str = Field("Asia/Seoul", description="casino local time: ticket faces and report dates")
+    timezone: str = Field("Asia/Seoul", description="casino local time: ticket faces and report dates (unset: the "
+                          "gaming day's SLOTSYS_GAMING_DAY_TZ)")
     guard_max_failures: int = Field(10, ge=1, description="unknown / mistyped numbers per window before a lock-out")
     guard_window_seconds: int = Field(300, gt=0)
     guard_lockout_seconds: int = Field(300, ge=0)

@@ -147,7 +147,10 @@ def build_services(settings: Settings) -> Services:
                        bus=make_revocation_bus(settings.redis_url, sign_in_ns))
     jackpots = build_jackpot_services(ctx, engine=engine, publish=publisher.publish, settings=JackpotSettings())
     gaming_day = GamingDay(settings.gaming_day_start_hour, settings.gaming_day_tz)  # THE gaming day of every report
-    tito = build_tito(ctx, TitoSettings(), gaming_day)  # the environment's SLOTSYS_TITO_*, read once
+    tito_settings = TitoSettings()  # the environment's SLOTSYS_TITO_*, read once
+    if "timezone" not in tito_settings.model_fields_set:  # ticket faces and report dates: the casino's zone
+        tito_settings = tito_settings.model_copy(update={"timezone": settings.gaming_day_tz})
+    tito = build_tito(ctx, tito_settings, gaming_day)
     # the slot floor and its ports
     games = GameLibrary(UploadedGames(uow))  # machines assigned an approved uploaded game can play it
     floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), tito.desk  # TITO's desk fills the ticket port

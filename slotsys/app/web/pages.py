@@ -51,8 +51,9 @@ def screen_catalogue() -> dict:
 
 
 def _page(template: str, **kw):
-    return render_template(template, casino=current_app.extensions["slotsys"].settings.casino_name,
-                           messages=screen_catalogue(), **kw)
+    settings = current_app.extensions["slotsys"].settings
+    return render_template(template, casino=settings.casino_name, messages=screen_catalogue(),
+                           timezone=settings.gaming_day_tz, **kw)
 
 
 @bp.get("/")

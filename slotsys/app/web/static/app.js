@@ -40,15 +40,25 @@
   function won(n) { return (n == null || isNaN(n)) ? "–" : (n < 0 ? "-₩" : "₩") + WON.format(Math.abs(n)); }
   function num(n) { return n == null ? "–" : WON.format(n); }
   /* THE display format of a date-time, in every language: "2026-12-02 03:50:48 KST" (slotsys/kernel/gaming_day.py,
-   * GamingDay.format). */
-  var WHEN = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Seoul", hourCycle: "h23", year: "numeric", month: "2-digit",
-    day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+   * GamingDay.format), in the casino's time zone (the gaming day's, SLOTSYS_GAMING_DAY_TZ: <html data-tz>). The
+   * zone's abbreviation is the browser's short name, KST for Asia/Seoul (which browsers call GMT+9). */
+  var TZ = document.documentElement.getAttribute("data-tz") || "Asia/Seoul";
+  var WHEN;
+  try {
+    WHEN = new Intl.DateTimeFormat("en-US", { timeZone: TZ, hourCycle: "h23", year: "numeric", month: "2-digit",
+      day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+  } catch (e) {  // a zone this browser does not know: Seoul, as the server's default
+    TZ = "Asia/Seoul";
+    WHEN = new Intl.DateTimeFormat("en-US", { timeZone: TZ, hourCycle: "h23", year: "numeric", month: "2-digit",
+      day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+  }
   function when(iso) {
     if (!iso) return "–";
     var d = new Date(iso);
     if (isNaN(d)) return iso;
     var p = {}; WHEN.formatToParts(d).forEach(function (x) { p[x.type] = x.value; });
-    return p.year + "-" + p.month + "-" + p.day + " " + p.hour + ":" + p.minute + ":" + p.second + " KST";
+    var zone = TZ === "Asia/Seoul" ? "KST" : p.timeZoneName;
+    return p.year + "-" + p.month + "-" + p.day + " " + p.hour + ":" + p.minute + ":" + p.second + " " + zone;
   }
 
   function auth() { try { return JSON.parse(sessionStorage.getItem(AUTH_KEY)) || null; } catch (e) { return null; } }
