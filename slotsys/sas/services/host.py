@@ -172,6 +172,8 @@ class _Session:
     pending_calls: deque = field(default_factory=deque)  # port calls not applied yet, in order (the floor worker's)
     calls_retry_at: float = 0.0  # the head call failed: the floor worker tries it again from then
     calls_ready: threading.Condition = field(default_factory=threading.Condition)  # _call notifies the worker
+    fetching: bool = False  # the floor worker is asking the floor for this machine's instructions
+    fetched: tuple | None = None  # (instructions, paid handpay keys) the floor worker got, for the poll thread
     event_seq: int = 0
     identity: dict = field(default_factory=dict)
     last_instructions_at: float = -1e9
@@ -303,6 +305,10 @@ class SasChannel:
         if s.link.state is LinkState.OFFLINE:
             return
         now = self.clock.monotonic()
+        if s.fetched is not None:  # what the floor worker asked the floor for: act on it in this slot
+            todo, paid = s.fetched
+            s.fetched = None
+            self._act(s, todo, paid)
         if s.enrolled and not s.pending_calls:
             if now - s.last_instructions_at >= self.instructions_every_s:
                 s.last_instructions_at = now
@@ -819,12 +825,7 @@ class SasChannel:
         r = HandpayReset(s.spec.asset, key, amount, kind, True)
         self._call(s, lambda: self.port.handpay_reset(r))
 
-    def _remote_resets(self, s: _Session) -> None:
-        try:
-            paid = set(self.port.handpays_paid(s.spec.asset))
-        except Exception:
-            self.counters.port_errors += 1
-            return
+    def _remote_resets(self, s: _Session, paid: set) -> None:
         if not s.handpays_open:
             return
         key = s.handpays_open[0][0]  # the machine resets the oldest handpay first
@@ -841,12 +842,39 @@ class SasChannel:
 
     # ------------------------------------------------------------------ instructions: bonus, AFT, enable
     def _instructions(self, s: _Session) -> None:
+        """Ask the floor for the machine's instructions and paid handpays: on the floor worker (the answer is acted
+        on in a later slot, so the poll thread never waits on the floor), or now without one."""
+        if not self.floor_worker:
+            got = self._fetch_instructions(s)
+            if got is not None:
+                self._act(s, *got)
+            return
+        if s.fetching or s.fetched is not None:
+            return
+        s.fetching = True
+
+        def fetch() -> None:  # never raises: a failed ask is counted and asked again at the next interval
+            try:
+                got = self._fetch_instructions(s)
+                if got is not None and (got[0] or got[1]):  # nothing to do: the machine stays idle
+                    s.fetched = got
+            finally:
+                s.fetching = False
+
+        self._call(s, fetch)
+
+    def _fetch_instructions(self, s: _Session) -> tuple[list, set] | None:
         try:
             todo = list(self.port.instructions(s.spec.asset))
+            paid = set(self.port.handpays_paid(s.spec.asset)) if s.handpays_open else set()
         except Exception:
             self.counters.port_errors += 1
-            return
-        self._remote_resets(s)
+            log.warning("sas.instructions_failed asset=%s", s.spec.asset, exc_info=True)
+            return None
+        return todo, paid
+
+    def _act(self, s: _Session, todo: list, paid: set) -> None:
+        self._remote_resets(s, paid)
         for ins in todo:
             if ins.instruction_id in s.inflight:
                 continue
@@ -1045,7 +1073,7 @@ class SasChannel:
         """No queued long polls, no instruction in flight and no port call waiting (tests wait for this)."""
         with self.lock:
             return all(not s.jobs and not s.inflight and not s.pending_calls and not s.enrolling
-                       for s in self.sessions)
+                       and not s.fetching and s.fetched is None for s in self.sessions)
 
 
 class SasHost:
