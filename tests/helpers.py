@@ -62,3 +62,15 @@ def check_contract(app) -> list[str]:
         return resp
 
     return mismatches
+
+
+def wait(cond, timeout: float = 15.0, what: str = "") -> None:
+    """Poll ``cond()`` every 50 ms until it is true; AssertionError naming ``what`` after ``timeout`` seconds."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

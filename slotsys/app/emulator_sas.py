@@ -131,8 +131,8 @@ def run_sas_floor(svc: Any, n: int, *, seconds: float = 30.0, drop: float = 0.0,
         time.sleep(0.5)
         _wait(lambda: all(ch.idle() for ch in channels), 60)
         with svc.uow(readonly=True) as uow:
-            for ch in channels:
-                for s, e in zip(ch.sessions, egms[channels.index(ch) * PER_CHANNEL:]):
+            for c, ch in enumerate(channels):
+                for s, e in zip(ch.sessions, egms[c * PER_CHANNEL:]):
                     m = uow.machines.get(s.spec.asset)
                     handpaid = uow.floor_events.paid_total(m.id, "machine_jackpot")
                     mine = egm_meters(e.model)

@@ -21,17 +21,13 @@ from slotsys.sas.domain.egm import EgmConfig, EgmModel
 from slotsys.sas.domain.link import LinkTimings
 from slotsys.sas.emulator import EgmServer, SasEgm
 from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
+from tests import helpers
 
 TIMINGS = LinkTimings(response_timeout_s=0.1, inter_byte_timeout_s=0.05, cycle_s=0.05)
 
 
 def wait(cond, timeout=30.0, what=""):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    helpers.wait(cond, timeout, what)
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from jackpot_controller.adapters.tables import JackpotWager
 from jackpot_controller.domain.levels import LevelParams
 from jackpot_controller.services.levels import create_level
+from slotsys.app.emulator_sas import egm_meters
 from slotsys.app.wiring.sas import build_sas_floor
 from slotsys.floor.adapters.tables import GameRound
 from slotsys.floor.games import GAMES_DIR, load_game
@@ -37,6 +38,7 @@ from slotsys.sas.domain.link import LinkTimings
 from slotsys.sas.emulator import EgmServer, Faults, SasEgm
 from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
 from tito.domain.validation import sas_secure_enhanced_number
+from tests import helpers
 
 pytestmark = pytest.mark.integration
 
@@ -47,23 +49,7 @@ GAMES = 12
 
 
 def wait(cond, timeout=25.0, what=""):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def egm_meters(model: EgmModel) -> dict[str, int]:
-    """An emulator's meters in won (counts) under the names of ``floor_meters``."""
-    d, g = model.denom, model.meters
-    return {"coin_in": g[METER.COIN_IN] * d, "paytable_win": g[METER.MACHINE_PAID_PAYTABLE_WIN] * d,
-            "handpaid_cancelled": g[METER.HANDPAID_CANCELLED] * d,
-            "games_played": g[METER.GAMES_PLAYED], "games_won": g[METER.GAMES_WON], "bills": g[METER.BILLS] * d,
-            "ticket_in": g[METER.TICKET_IN_CENTS], "ticket_out": g[METER.TICKET_OUT_CENTS],
-            "ticket_in_count": g[METER.TICKET_IN_COUNT], "ticket_out_count": g[METER.TICKET_OUT_COUNT],
-            "jackpot": g[METER.JACKPOT] * d, "credits": model.credits * d}
+    helpers.wait(cond, timeout, what)
 
 
 @pytest.fixture

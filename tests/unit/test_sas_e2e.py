@@ -20,6 +20,7 @@ from slotsys.sas.domain.link import LinkTimings
 from slotsys.sas.emulator import EgmServer, Faults, SasEgm
 from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
 from slotsys.sas.services.memory_floor import InMemoryFloor, InsufficientFunds
+from tests import helpers
 
 PROGRAM = (GAMES_DIR / "dragon_pearl_50.yaml").read_bytes()
 TIMINGS = LinkTimings(response_timeout_s=0.1, inter_byte_timeout_s=0.05, cycle_s=0.05)
@@ -37,12 +38,7 @@ def egm_meters_won(model: EgmModel) -> dict[str, int]:
 
 
 def wait(cond, timeout=20.0, what=""):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    helpers.wait(cond, timeout, what)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ other machines' calls were never held behind the stuck one (two pty machines, an
 from __future__ import annotations
 
 import threading
-import time
 
 from slotsys.floor.games import GAMES_DIR, load_game
 from slotsys.sas.adapters.links import FdLink, open_pty_pair
@@ -17,18 +16,14 @@ from slotsys.sas.emulator import EgmServer, SasEgm
 from slotsys.sas.services.floor_port import GamePlayed
 from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
 from slotsys.sas.services.memory_floor import InMemoryFloor
+from tests import helpers
 
 PROGRAM = (GAMES_DIR / "dragon_pearl_50.yaml").read_bytes()
 TIMINGS = LinkTimings(response_timeout_s=0.1, inter_byte_timeout_s=0.05, cycle_s=0.05)
 
 
 def wait(cond, timeout=20.0, what=""):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    helpers.wait(cond, timeout, what)
 
 
 class GatedFloor(InMemoryFloor):

@@ -19,18 +19,14 @@ from slotsys.sas.emulator import EgmServer, SasEgm
 from slotsys.sas.services.floor_port import FloorPort
 from slotsys.sas.services.host import MachineSpec, SasChannel, SasHost
 from slotsys.sas.services.memory_floor import InMemoryFloor
+from tests import helpers
 
 PROGRAM = (GAMES_DIR / "dragon_pearl_50.yaml").read_bytes()
 TIMINGS = LinkTimings(response_timeout_s=0.1, inter_byte_timeout_s=0.05, cycle_s=0.05)
 
 
 def wait(cond, timeout=15.0, what=""):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    helpers.wait(cond, timeout, what)
 
 
 @pytest.fixture

@@ -414,6 +414,13 @@ class ServicesFloor:
                              self.max_bonus_won, accounted)
         return Enrolment(True, "", "system", 0, 0, self.max_bonus_won, accounted)
 
+    def _floor_figures(self, asset: str) -> dict[str, int]:
+        """The floor's meters of ``asset`` now, under the SAS names (:func:`floor_meters`; AFT meters apart)."""
+        with self.ctx.uow(readonly=True) as uow:
+            m = uow.machines.get(asset)
+            return floor_meters(m, uow.machines.credits(asset).total,
+                                uow.floor_events.paid_total(m.id, "machine_jackpot"))
+
     def _accounted(self, asset: str, base: Mapping[str, Any]) -> dict[str, int] | None:
         """The machine's meters (SAS names) up to which the floor has accounted it: the baseline's machine meters
         plus what the floor's figures grew since (the inverse of :func:`on_floor`). None while this floor still
@@ -422,10 +429,7 @@ class ServicesFloor:
         with self._lock:
             if self._backlog.get(asset):
                 return None
-        with self.ctx.uow(readonly=True) as uow:
-            m = uow.machines.get(asset)
-            system = floor_meters(m, uow.machines.credits(asset).total,
-                                  uow.floor_events.paid_total(m.id, "machine_jackpot"))
+        system = self._floor_figures(asset)
         mine, floor = base["machine"], base["floor"]
         return {k: int(mine[k]) + int(system[k]) - int(floor[k]) for k in BASE_METERS
                 if k in mine and k in floor and k in system}
@@ -477,10 +481,7 @@ class ServicesFloor:
         the differences, recorded as ONE ``meter_mismatch`` event (trigger, both figures) when any. Exactly once
         per report key and set of differences. The machine's backlog is called first."""
         self._drain(report.asset)
-        with self.ctx.uow(readonly=True) as uow:
-            m = uow.machines.get(report.asset)
-            system = floor_meters(m, uow.machines.credits(report.asset).total,
-                                  uow.floor_events.paid_total(m.id, "machine_jackpot"))
+        system = self._floor_figures(report.asset)
         base = self._base(report.asset)
         # AFT meters: against the floor's completed transfers, unless the baseline predates them (lifetime meters)
         if self.aft is not None and (base is None or "aft_in" in base["machine"]):
