@@ -125,3 +125,24 @@ def test_a_jackpot_handpay_pending_across_a_host_restart_is_reset_once_paid(one)
         assert floor.machines["A1"].accounted["jackpot"] == egm.model.meters[METER.JACKPOT] * 100
     finally:
         host2.stop()
+
+
+def test_a_tcp_link_whose_other_end_closed_is_a_silent_wire_not_a_dead_channel():
+    """The emulator (or a terminal server) closing its end: sending raises nothing (counted in ``send_errors``) and
+    receiving hears nothing, so the host's channel marks the machine silent and keeps polling the others; before,
+    the broken pipe ended the channel's thread."""
+    import socket
+
+    from slotsys.sas.adapters.links import SocketLink
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        a = socket.create_connection(server.getsockname())
+        b, _ = server.accept()
+    link = SocketLink(a)
+    b.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # close = reset
+    b.close()
+    for _ in range(3):  # the first send may still be buffered; the later ones meet EPIPE
+        link.send(b"\x01\x80", wakeup=True)
+        assert link.receive(0.01) == []
+    assert link.send_errors >= 1
+    link.close()

@@ -114,16 +114,24 @@ class SocketLink:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._dec = InbandDecoder()
         self.bytes_out = self.bytes_in = 0
+        self.send_errors = 0  # frames the other end was not there to take
 
     def send(self, frame: bytes, *, wakeup: bool) -> None:
-        self.sock.sendall(encode_inband(frame, wakeup_first=wakeup))
+        try:
+            self.sock.sendall(encode_inband(frame, wakeup_first=wakeup))
+        except OSError:  # the other end closed (EPIPE, ECONNRESET): as a wire with no one on it, the poll times out
+            self.send_errors += 1
+            return
         self.bytes_out += len(frame)
 
     def receive(self, timeout: float) -> list[tuple[int, bool]]:
         r, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
         if not r:
             return []
-        data = self.sock.recv(4096)
+        try:
+            data = self.sock.recv(4096)
+        except OSError:  # reset by the other end
+            data = b""
         if not data:
             time.sleep(max(timeout, 0.0))
             return []
