@@ -16,6 +16,9 @@ class EventsSettings(BaseSettings):
     machine_offline_after_s: float = Field(60.0, gt=0, description="a machine not heard this long is offline")
     machine_heartbeat_write_s: float = Field(
         10.0, ge=0, description="a machine's last-heard time is written at most this often per process")
+    machine_heard_batch_s: float = Field(
+        1.0, ge=0, description="a due last-heard write of a machine this process has written before waits at most "
+                               "this long to go with the others in one statement (0: each at once)")
     machine_offline_sweep_s: float = Field(5.0, gt=0, description="how often the offline sweep runs")
     drop_windows: str = Field("", description="scheduled drop windows, casino-local HH:MM-HH:MM, comma-separated")
     handpay_two_person_won: int = Field(A.TWO_PERSON_DEFAULT_WON, ge=0,

@@ -305,3 +305,67 @@ def test_jackpot_handpay_through_the_queue_needs_a_supervisor_above_the_threshol
     with svc.uow(readonly=True) as uow:
         assert uow.ledger.balance(accounts.cage_bank("MAIN")) == cage_before - jp["amount"]
     assert api.audit()["balanced"] is True
+
+
+def test_due_heartbeats_of_machines_heard_before_go_in_one_statement(api):
+    """After a machine's first write in this process, its due last-heard writes wait up to
+    ``machine_heard_batch_s`` and go with the others in one UPDATE; one marked offline meanwhile by another node
+    (its link offline in the database, this process never saw the sweep) comes back through the single-machine
+    path, with its ``comms_restored``."""
+    import threading
+    import time
+
+    from sqlalchemy import event, select, update
+
+    from slotsys.floor.adapters.events import MachineLink
+    from slotsys.floor.adapters.tables import Machine
+
+    services = api.app.extensions["slotsys"]
+    svc = services.events
+    svc.settings = svc.settings.model_copy(update={"machine_offline_after_s": 60, "machine_heartbeat_write_s": 0.3,
+                                                   "machine_heard_batch_s": 0.15})
+    assets = ["M014", "M015", "M016", "M017"]
+
+    def heard_at() -> dict[str, datetime]:
+        with services.uow(readonly=True) as uow:
+            rows = uow.session.execute(
+                select(Machine.asset_number, MachineLink.last_heard_at, MachineLink.online)
+                .join(MachineLink, MachineLink.machine_id == Machine.id).where(Machine.asset_number.in_(assets))).all()
+        return {a: (t, online) for a, t, online in rows}
+
+    for a in assets:  # first write of each in this process: at once
+        api.as_machine(a, "GET", f"/api/v1/machines/{a}/meters", key=None)
+    first = heard_at()
+    assert set(first) == set(assets) and all(online for _, online in first.values())
+    with services.uow() as uow:  # another node's sweep took M017 offline
+        mid = uow.session.scalar(select(Machine.id).where(Machine.asset_number == "M017"))
+        uow.session.execute(update(MachineLink).where(MachineLink.machine_id == mid)
+                            .values(online=False, offline_since=first["M017"][0]))
+        uow.commit()
+    time.sleep(0.35)  # every machine due again
+    updates: list[str] = []
+    main = threading.get_ident()
+
+    def count(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("UPDATE MACHINE_LINKS") and threading.get_ident() != main:
+            updates.append("batch" if "CASE" in statement.upper() else "single")
+
+    event.listen(services.uow.engine, "before_cursor_execute", count)
+    try:
+        for a in assets:
+            r = api.as_machine(a, "GET", f"/api/v1/machines/{a}/meters", key=None)
+            assert r.status_code == 200
+        assert {a: t for a, (t, _) in heard_at().items()} == {a: t for a, (t, _) in first.items()}  # not yet: waiting
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not all(
+                t > first[a][0] and online for a, (t, online) in heard_at().items()):
+            time.sleep(0.05)
+    finally:
+        event.remove(services.uow.engine, "before_cursor_execute", count)
+    after = heard_at()
+    assert all(after[a][0] > first[a][0] and after[a][1] for a in assets), after
+    # one UPDATE for the online machines; M017's return online through the single-machine path (its own)
+    assert updates.count("batch") == 1 and "single" in updates, updates
+    log = api.as_staff("attendant", "GET", "/api/v1/machines/M017/events", key=None).json
+    assert log["link"]["online"] is True and log["events"][0]["kind"] == "comms_restored"
+    svc.settings = svc.settings.model_copy(update={"machine_heard_batch_s": 0})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, func, select, update
+from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, case, func, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from slotsys.kernel.adapters.db import Base, TZDateTime, utcnow
@@ -89,6 +89,22 @@ class FloorEventsRepo:
         r = self.s.execute(update(MachineLink).where(MachineLink.machine_id == machine_id, MachineLink.online.is_(True))
                            .values(last_heard_at=now))
         return r.rowcount > 0
+
+    def touch_many(self, heard: dict[str, datetime]) -> set[str]:
+        """``last_heard_at`` of each online machine in ``heard`` (asset → when it was heard) in one UPDATE (one
+        more statement finds the machines' ids); returns the assets written. A machine that is offline, has no
+        link yet or is unknown is not written (the caller takes the single-machine path for it)."""
+        if not heard:
+            return set()
+        ids = dict(self.s.execute(select(Machine.id, Machine.asset_number)
+                                  .where(Machine.asset_number.in_(list(heard)))).all())
+        if not ids:
+            return set()
+        at = case({mid: heard[asset] for mid, asset in ids.items()}, value=MachineLink.machine_id)
+        done = self.s.scalars(update(MachineLink)
+                              .where(MachineLink.machine_id.in_(list(ids)), MachineLink.online.is_(True))
+                              .values(last_heard_at=at).returning(MachineLink.machine_id)).all()
+        return {ids[mid] for mid in done}
 
     def link_for_update(self, machine_id: int) -> MachineLink | None:
         return self.s.scalar(select(MachineLink).where(MachineLink.machine_id == machine_id).with_for_update())

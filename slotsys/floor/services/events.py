@@ -232,6 +232,8 @@ class FloorEventsService:
         self.drop_windows = V.parse_drop_windows(self.settings.drop_windows)
         self._heard: dict[str, float] = {}  # asset → monotonic time of this process's last write
         self._heard_lock = threading.Lock()
+        self._heard_due: dict[str, datetime] = {}  # asset → when heard: the next coalesced write's (see heard)
+        self._heard_writer: threading.Thread | None = None
         self.embedded_sweep = False  # `slotsys run` (no beat): the offline sweep runs in a thread of this process
         self._sweeper: threading.Thread | None = None
 
@@ -410,16 +412,36 @@ class FloorEventsService:
     # ------------------------------------------------------------------ heartbeat
     def heard(self, asset: str) -> None:
         """An authenticated request of machine ``asset``: mark it heard, at most once per
-        :attr:`heartbeat_interval_s` per process (a dictionary look-up otherwise)."""
+        :attr:`heartbeat_interval_s` per process (a dictionary look-up otherwise).
+
+        A due write of a machine this process has written before (it was online then) is coalesced: it waits at
+        most ``machine_heard_batch_s`` for the others due meanwhile and all go in one UPDATE
+        (:meth:`_write_due`, on a short-lived thread). On a floor of thousands of machines that is one statement a
+        second per process instead of one transaction per machine per interval (3,000 machines, 2 processes,
+        10 s: 600 transactions a second). A machine's first write in this process, one after a sweep marked it
+        offline here, and every write when the batch wait is 0 or not shorter than the interval, go at once, so
+        a machine coming back is seen online (``comms_restored``) by the time its request is answered."""
         if self.embedded_sweep and self._sweeper is None:
             self.start_embedded_sweep()
         t = time.monotonic()
+        now = self.ctx.clock.now()
+        batch_s = self.settings.machine_heard_batch_s
         with self._heard_lock:
             last = self._heard.get(asset)
             if last is not None and t - last < self.heartbeat_interval_s:
                 return
             self._heard[asset] = t
-        now = self.ctx.clock.now()
+            if last is not None and 0 < batch_s < self.heartbeat_interval_s:
+                self._heard_due[asset] = now
+                if self._heard_writer is None:
+                    self._heard_writer = threading.Thread(target=self._write_due, args=(batch_s,),
+                                                          name="machines-heard", daemon=True)
+                    self._heard_writer.start()
+                return
+        self._write_heard(asset, now)
+
+    def _write_heard(self, asset: str, now: datetime) -> None:
+        """One machine's last-heard write in its own transaction (and its return online if it was offline)."""
         try:
             with self.ctx.uow() as uow:
                 m = uow.machines.get(asset)
@@ -431,6 +453,29 @@ class FloorEventsService:
             with self._heard_lock:
                 self._heard.pop(asset, None)
             log.warning("machine.heard_failed", machine=asset, exc_info=True)
+
+    def _write_due(self, batch_s: float) -> None:
+        """The coalesced writes: every ``batch_s`` the machines due since (one UPDATE for the online ones, the
+        single-machine path for the others); the thread ends when a wait brought none."""
+        while True:
+            threading.Event().wait(batch_s)
+            with self._heard_lock:
+                due, self._heard_due = self._heard_due, {}
+                if not due:
+                    self._heard_writer = None
+                    return
+            try:
+                with self.ctx.uow() as uow:
+                    written = uow.floor_events.touch_many(due)
+                    uow.commit()
+            except Exception:  # the next request of each writes at once
+                with self._heard_lock:
+                    for asset in due:
+                        self._heard.pop(asset, None)
+                log.warning("machine.heard_failed", machines=len(due), exc_info=True)
+                continue
+            for asset in due.keys() - written:  # offline meanwhile (another node's sweep), or no link yet
+                self._write_heard(asset, due[asset])
 
     @property
     def heartbeat_interval_s(self) -> float:
