@@ -82,7 +82,7 @@ def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(p
             assert uow.write_behind() is True
             e = L.EntryBuilder("machine.bill_in", "write-behind failure test")
             e.add(debit=accounts.machine_drop("M001"), credit=accounts.machine_credits("M001"), amount=10_000)
-            uow.ledger.post(e.build({"machine": "M001"}))  # balances now, postings deferred
+            uow.ledger.post(e.build({"machine": "M001"}))  # the entry now (one statement), the insert below deferred
             execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),  # the same key: unique violation
                              {"principal": "t", "key": "dup", "fingerprint": "y", "created_at": utcnow()})
             with pytest.raises(IntegrityError):
@@ -91,6 +91,45 @@ def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(p
             with uows() as uow:
                 assert _counts(uow) == before
                 assert uow.ledger.balance(accounts.machine_credits("M001")) == credits
+        assert pg_api.audit()["balanced"]
+    finally:
+        uows.engine.dispose()
+
+
+def test_a_failing_part_of_merged_deferred_writes_applies_none_of_them(pg_app, pg_api):
+    """Deferred writes on different tables go as one ``WITH`` statement; one part failing (a unique violation)
+    applies none of the parts, and the connection is reused clean."""
+    from slotsys.floor.adapters.tables import Machine
+    from slotsys.floor.adapters.repositories import MachineRepo
+
+    uows = _small_pool(pg_app, 1)
+    try:
+        with uows() as uow:
+            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
+                             {"principal": "t", "key": "dup2", "fingerprint": "x", "created_at": utcnow()})
+            uow.commit()
+        with uows() as uow:
+            before = uow.session.scalar(select(Machine.bills_in).where(Machine.asset_number == "M002"))
+            mid = uow.session.scalar(select(Machine.id).where(Machine.asset_number == "M002"))
+        with uows() as uow:
+            assert uow.write_behind() is True
+            MachineRepo(uow.session).add_meters(mid, bills_in=5_000)  # deferred, machines
+            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),  # deferred, the same key again
+                             {"principal": "t", "key": "dup2", "fingerprint": "y", "created_at": utcnow()})
+            with pytest.raises(IntegrityError):
+                uow.commit()
+        with uows() as uow:
+            assert uow.session.scalar(select(Machine.bills_in).where(Machine.asset_number == "M002")) == before
+        with uows() as uow:  # and a good pair commits both, as one statement
+            assert uow.write_behind() is True
+            MachineRepo(uow.session).add_meters(mid, bills_in=5_000)
+            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
+                             {"principal": "t", "key": "fresh", "fingerprint": "z", "created_at": utcnow()})
+            uow.commit()
+        with uows() as uow:
+            assert uow.session.scalar(select(Machine.bills_in).where(Machine.asset_number == "M002")) == before + 5_000
+            assert uow.session.scalar(select(func.count()).select_from(IdempotencyRecord)
+                                      .where(IdempotencyRecord.key == "fresh")) == 1
         assert pg_api.audit()["balanced"]
     finally:
         uows.engine.dispose()
