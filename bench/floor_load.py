@@ -348,6 +348,10 @@ def main() -> int:
     ap.add_argument("--worker-connections", type=int, default=None,
                     help="gunicorn's per-worker connection limit (default: slotsys/server/gunicorn_conf.py's)")
     ap.add_argument("--wrk-threads", type=int, default=1)
+    ap.add_argument("--warmup", type=float, default=0.0, metavar="S",
+                    help="with --driver wrk: run the same load S seconds first, unmeasured, so each web process has "
+                         "seen every machine once (its key, account ids and link written) as on a floor that has "
+                         "been running; 0: measure from the first spin (a floor whose processes just started)")
     ap.add_argument("--pyspy", metavar="DIR", help="record each gunicorn worker with py-spy during the load "
                     "(collapsed stacks, DIR/worker-<pid>.txt; summarise with bench/pyspy_summary.py)")
     args = ap.parse_args()
@@ -381,6 +385,9 @@ def main() -> int:
                                        "slotsys.app.wsgi:app"], env=env, cwd=ROOT, stdout=open(tmp / "web.out", "w"),
                                       stderr=open(tmp / "web.log", "w")))
         wait_ready(base)
+        if args.warmup and args.driver == "wrk":  # the same load first, not measured: every process's caches warm
+            run_wrk(base, machines, args.closed or len(machines), args.warmup, args.wrk_threads, tmp,
+                    think_s=0.0 if args.closed else args.interval)
 
         interval = None if args.closed else args.interval
         wrk = None
