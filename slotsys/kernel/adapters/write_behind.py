@@ -83,7 +83,10 @@ def _merged(conn, group: list) -> tuple[str, dict] | None:
     passed through its own bind processors (as SQLAlchemy would). None when a part binds a value of its own (a
     literal in the statement, a column default computed at execution): such a group runs statement by
     statement. The SQL of a shape (the statements' cache keys and parameter names) is built once per process."""
-    shape = tuple((stmt._generate_cache_key().key, tuple(sorted(params))) for stmt, params in group)
+    keys = [stmt._generate_cache_key() for stmt, _ in group]
+    if any(k is None for k in keys):  # a statement SQLAlchemy would not cache either
+        return None
+    shape = tuple((k.key, tuple(sorted(params))) for k, (_, params) in zip(keys, group))
     if shape not in _MERGED:
         parts, binds = [], []
         for i, (stmt, params) in enumerate(group):
