@@ -373,3 +373,26 @@ def test_due_heartbeats_of_machines_heard_before_go_in_one_statement(api):
     log = api.as_staff("attendant", "GET", "/api/v1/machines/M017/events", key=None).json
     assert log["link"]["online"] is True and log["events"][0]["kind"] == "comms_restored"
     svc.settings = svc.settings.model_copy(update={"machine_heard_batch_s": 0})
+
+
+def test_a_machine_that_talked_is_not_swept_while_its_heartbeat_waits_in_the_batch(api):
+    """A machine silent past the offline threshold talks again; its last-heard write waits for the batch when this
+    process's sweep runs: the sweep writes the waiting ones first, so no comms_lost (found by an outside tester)."""
+    import time
+
+    services = api.app.extensions["slotsys"]
+    svc = services.events
+    svc.settings = svc.settings.model_copy(update={"machine_offline_after_s": 1.0, "machine_heartbeat_write_s": 10,
+                                                   "machine_heard_batch_s": 0.2})  # write interval 0.25 s
+    try:
+        api.as_machine("M018", "GET", "/api/v1/machines/M018/meters", key=None)
+        time.sleep(0.5)  # written (the batch) and still online
+        assert "M018" not in svc.sweep_offline().offline
+        time.sleep(1.2)  # silent past the threshold
+        api.as_machine("M018", "GET", "/api/v1/machines/M018/meters", key=None)  # heard: waiting in the batch
+        assert "M018" not in svc.sweep_offline().offline
+        log = api.as_staff("attendant", "GET", "/api/v1/machines/M018/events", key=None).json
+        assert log["link"]["online"] is True
+        assert "comms_lost" not in [e["kind"] for e in log["events"]]
+    finally:
+        svc.settings = svc.settings.model_copy(update={"machine_offline_after_s": 60, "machine_heard_batch_s": 0})

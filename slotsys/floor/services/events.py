@@ -464,18 +464,26 @@ class FloorEventsService:
                 if not due:
                     self._heard_writer = None
                     return
-            try:
-                with self.ctx.uow() as uow:
-                    written = uow.floor_events.touch_many(due)
-                    uow.commit()
-            except Exception:  # the next request of each writes at once
-                with self._heard_lock:
-                    for asset in due:
-                        self._heard.pop(asset, None)
-                log.warning("machine.heard_failed", machines=len(due), exc_info=True)
-                continue
-            for asset in due.keys() - written:  # offline meanwhile (another node's sweep), or no link yet
-                self._write_heard(asset, due[asset])
+            self._write_batch(due)
+
+    def _write_batch(self, due: dict[str, datetime]) -> None:
+        """``due`` (asset → when heard): one UPDATE for the online machines, the single-machine path for the
+        others (offline meanwhile, e.g. another node's sweep, or no link yet). A failed UPDATE drops them from
+        this process's memory, so each one's next request writes again."""
+        if not due:
+            return
+        try:
+            with self.ctx.uow() as uow:
+                written = uow.floor_events.touch_many(due)
+                uow.commit()
+        except Exception:
+            with self._heard_lock:
+                for asset in due:
+                    self._heard.pop(asset, None)
+            log.warning("machine.heard_failed", machines=len(due), exc_info=True)
+            return
+        for asset in due.keys() - written:
+            self._write_heard(asset, due[asset])
 
     @property
     def heartbeat_interval_s(self) -> float:
@@ -503,6 +511,9 @@ class FloorEventsService:
         """Mark offline every online machine not heard for ``machine_offline_after_s``: a ``comms_lost`` event
         (source ``system``, detail ``last_heard_at``) and a critical alert each. Returns the assets
         (:class:`OfflineSweep`)."""
+        with self._heard_lock:  # this process's coalesced writes first: a machine that just talked is not silent
+            due, self._heard_due = self._heard_due, {}
+        self._write_batch(due)  # (one a writer thread is sending holds its rows: the sweep skips them, SKIP LOCKED)
         now = self.ctx.clock.now()
         cutoff = now - timedelta(seconds=self.settings.machine_offline_after_s)
         went = []

@@ -27,32 +27,33 @@ _NEW_ENTRY = insert(_ENTRIES).returning(_ENTRIES.c.id)
 _NEW_POSTINGS = insert(PostingRow.__table__).inline()
 _BALANCE_OF = select(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign).where(_ACCOUNTS.c.code == bindparam("code"))
 
-# PostgreSQL: a whole entry in ONE statement (one round trip instead of one per account, one for the entry and
-# one for its postings). ``lk`` locks the entry's accounts in id order (LockRows over the sort: the same fixed lock
-# order as the statement-per-account form, so concurrent entries cannot deadlock); ``short`` lists each
-# non-negative account the entry would take below zero, computed on the locked (newest) rows; when it is empty
-# the balances move, the entry and its postings are inserted (in the entry's order), else nothing is written.
-# Every data-modifying part runs to completion whether or not the final SELECT reads it (PostgreSQL's rule for
-# WITH), and the CHECK ``non_negative`` stays the database's own guard behind ``short``.
-_POST_ENTRY_PG = text("""
+# PostgreSQL: an entry in two statements (instead of one per account, one for the entry and one for its postings).
+# ``_LOCK_ACCOUNTS_PG`` locks the entry's accounts in id order (LockRows over the sort: the fixed lock order of the
+# statement-per-account form, so concurrent entries cannot deadlock) and returns their newest balances, on which
+# the non-negative check is made; ``_WRITE_ENTRY_PG`` then moves the balances and inserts the entry and its
+# postings (in the entry's order). The write is a statement of its own on purpose: its snapshot is taken after the
+# locks are held, so it never meets a row a concurrent transaction changed. (A first form did the lock, the check
+# and the write in one statement, whose parts share the snapshot taken before the lock wait: under concurrent
+# entries an outside tester saw it pass the check and then break the CHECK with a balance that had taken another
+# account's delta, through PostgreSQL's re-check of rows updated meanwhile; the mechanism was not pinned further,
+# the two-statement form has no such re-check: tests/integration/test_ledger_post_pg.py races it.) Every
+# data-modifying part of a WITH runs to completion whether or not the final SELECT reads it; the CHECK
+# ``non_negative`` stays the database's own guard.
+_LOCK_ACCOUNTS_PG = text(
+    "SELECT id, balance, normal_sign, non_negative FROM accounts WHERE id = ANY(CAST(:acc_ids AS integer[])) "
+    "ORDER BY id FOR UPDATE")
+_WRITE_ENTRY_PG = text("""
 WITH v AS (SELECT * FROM unnest(CAST(:acc_ids AS integer[]), CAST(:deltas AS bigint[])) AS v(account_id, delta)),
-lk AS (SELECT a.id, a.balance, a.normal_sign, a.non_negative FROM accounts a
-       WHERE a.id = ANY(CAST(:acc_ids AS integer[])) ORDER BY a.id FOR UPDATE),
-short AS (SELECT lk.id, (lk.balance + v.delta) * lk.normal_sign AS after FROM lk JOIN v ON v.account_id = lk.id
-          WHERE lk.non_negative AND (lk.balance + v.delta) * lk.normal_sign < 0),
-upd AS (UPDATE accounts a SET balance = a.balance + v.delta FROM v
-        WHERE a.id = v.account_id AND NOT EXISTS (SELECT 1 FROM short)
+upd AS (UPDATE accounts a SET balance = a.balance + v.delta FROM v WHERE a.id = v.account_id
         RETURNING a.id, a.balance * a.normal_sign AS after),
 e AS (INSERT INTO journal_entries (kind, memo, refs, created_at)
-      SELECT :kind, :memo, CAST(:refs AS json), :created_at WHERE NOT EXISTS (SELECT 1 FROM short) RETURNING id),
+      VALUES (:kind, :memo, CAST(:refs AS json), :created_at) RETURNING id),
 p AS (INSERT INTO postings (entry_id, account_id, amount, memo)
       SELECT e.id, x.account_id, x.amount, x.memo
       FROM e CROSS JOIN unnest(CAST(:p_accounts AS integer[]), CAST(:p_amounts AS bigint[]), CAST(:p_memos AS text[]))
            WITH ORDINALITY AS x(account_id, amount, memo, ord)
       ORDER BY x.ord)
-SELECT (SELECT id FROM e) AS entry_id,
-       (SELECT array_agg(id ORDER BY id) FROM short) AS short_ids, (SELECT array_agg(after ORDER BY id) FROM short) AS short_after,
-       (SELECT array_agg(id) FROM upd) AS ids, (SELECT array_agg(after) FROM upd) AS afters
+SELECT (SELECT id FROM e) AS entry_id, (SELECT array_agg(id) FROM upd) AS ids, (SELECT array_agg(after) FROM upd) AS afters
 """)
 
 
@@ -131,7 +132,7 @@ class LedgerRepo:
         ids = {p.account: self.account_id(p.account) for p in entry.postings}
         conn = self.s.connection()
         if conn.dialect.name == "postgresql":
-            return self._post_one_statement(conn, entry, net, ids, labels)
+            return self._post_two_statements(conn, entry, net, ids, labels)
         after: dict[str, int] = {}
         for code in sorted(net, key=lambda c: ids[c]):
             label = (labels or {}).get(code, code)
@@ -159,23 +160,33 @@ class LedgerRepo:
         self._after.update(after)  # only once the whole entry is applied
         return entry_id
 
-    def _post_one_statement(self, conn, entry: JournalEntry, net: dict[str, int], ids: dict[str, int],
-                            labels: dict[str, str] | None) -> int:
-        """:meth:`post` on PostgreSQL: the balances, the entry and its postings in one statement
-        (``_POST_ENTRY_PG``); the same lock order, result and errors as the statement-per-account form."""
+    def _post_two_statements(self, conn, entry: JournalEntry, net: dict[str, int], ids: dict[str, int],
+                             labels: dict[str, str] | None) -> int:
+        """:meth:`post` on PostgreSQL: lock and check (``_LOCK_ACCOUNTS_PG``), then balances, entry and postings in
+        one statement (``_WRITE_ENTRY_PG``); the same lock order, result, errors and messages as the
+        statement-per-account form (which SQLite keeps)."""
         moved = sorted(net, key=lambda c: ids[c])
-        row = conn.execute(_POST_ENTRY_PG, {
-            "acc_ids": [ids[c] for c in moved], "deltas": [net[c] for c in moved],
-            "kind": entry.kind, "memo": entry.memo[:200], "refs": json.dumps(entry.refs), "created_at": utcnow(),
-            "p_accounts": [ids[p.account] for p in entry.postings], "p_amounts": [p.amount for p in entry.postings],
-            "p_memos": [p.memo[:80] for p in entry.postings],
-        }).one()
-        if row.short_ids:
-            code = {ids[c]: c for c in moved}[row.short_ids[0]]
-            label = (labels or {}).get(code, code)
-            raise InsufficientFunds(f"{label} would go below zero (short by {-row.short_after[0]} won)", account=code)
-        by_id = {ids[c]: c for c in moved}
-        self._after.update({by_id[i]: int(a) for i, a in zip(row.ids or (), row.afters or ())})
+        acc_ids = [ids[c] for c in moved]
+        code_of = {ids[c]: c for c in moved}
+        guarded: list[str] = []  # the non-negative accounts this entry takes down
+        if acc_ids:
+            for acc_id, balance, sign, non_negative in conn.execute(_LOCK_ACCOUNTS_PG, {"acc_ids": acc_ids}):
+                code = code_of[acc_id]
+                if non_negative and net[code] * sign < 0:
+                    guarded.append(code)
+                if non_negative and (balance + net[code]) * sign < 0:  # rows in id order: the first short one
+                    raise InsufficientFunds(f"{(labels or {}).get(code, code)} would go below zero", account=code)
+        try:
+            row = conn.execute(_WRITE_ENTRY_PG, {
+                "acc_ids": acc_ids, "deltas": [net[c] for c in moved],
+                "kind": entry.kind, "memo": entry.memo[:200], "refs": json.dumps(entry.refs), "created_at": utcnow(),
+                "p_accounts": [ids[p.account] for p in entry.postings], "p_amounts": [p.amount for p in entry.postings],
+                "p_memos": [p.memo[:80] for p in entry.postings],
+            }).one()
+        except IntegrityError:  # the CHECK behind the check above (never expected: the rows are locked)
+            code = guarded[0] if guarded else (moved[0] if moved else "")
+            raise InsufficientFunds(f"{(labels or {}).get(code, code)} would go below zero", account=code) from None
+        self._after.update({code_of[i]: int(a) for i, a in zip(row.ids or (), row.afters or ())})
         return int(row.entry_id)
 
     # -- audit
