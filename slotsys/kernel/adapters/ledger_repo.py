@@ -183,7 +183,9 @@ class LedgerRepo:
                 "p_accounts": [ids[p.account] for p in entry.postings], "p_amounts": [p.amount for p in entry.postings],
                 "p_memos": [p.memo[:80] for p in entry.postings],
             }).one()
-        except IntegrityError:  # the CHECK behind the check above (never expected: the rows are locked)
+        except IntegrityError as e:  # the CHECK behind the check above (never expected: the rows are locked)
+            if "non_negative" not in (getattr(getattr(e.orig, "diag", None), "constraint_name", None) or ""):
+                raise
             code = guarded[0] if guarded else (moved[0] if moved else "")
             raise InsufficientFunds(f"{(labels or {}).get(code, code)} would go below zero", account=code) from None
         self._after.update({code_of[i]: int(a) for i, a in zip(row.ids or (), row.afters or ())})
