@@ -348,6 +348,9 @@ def main() -> int:
     ap.add_argument("--worker-connections", type=int, default=None,
                     help="gunicorn's per-worker connection limit (default: slotsys/server/gunicorn_conf.py's)")
     ap.add_argument("--wrk-threads", type=int, default=1)
+    ap.add_argument("--size-for", type=float, default=1000.0, metavar="RATE",
+                    help="with --driver wrk: also print the cores a floor offering RATE spins/s needs at the CPU per "
+                         "served spin this run measured (3,000 machines at one spin per 3 s: 1,000; 0: off)")
     ap.add_argument("--warmup", type=float, default=0.0, metavar="S",
                     help="with --driver wrk: run the same load S seconds first, unmeasured, so each web process has "
                          "seen every machine once (its key, account ids and link written) as on a floor that has "
@@ -459,6 +462,13 @@ def main() -> int:
             print(f"CPU ms per served spin: {sum(per.values()):.2f} in all = "
                   + ", ".join(f"{r} {v:.2f}" for r, v in per.items() if v >= 0.005)
                   + f"  (the {os.cpu_count()} cores {busy:.0%} busy)")
+            if args.size_for:  # what a floor offering that rate needs at this run's CPU per served spin
+                server = sum(v for r, v in per.items() if r != "wrk")  # the load client is not the casino's
+                need = args.size_for * server / 1000
+                print(f"sizing: {args.size_for:,.0f} spins/s at {server:.2f} ms of server CPU per served spin "
+                      f"(wrk's excluded) = {need:.1f} cores busy (PostgreSQL {args.size_for * per.get('PostgreSQL', 0) / 1000:.1f}); "
+                      f"{need / 0.7:.1f} cores at 70% utilisation, cores of this machine's speed"
+                      + ("; from an overloaded run, refusals included: size from a closed loop below capacity" if shed else ""))
         else:
             print(f"spins: {rate:,.1f} spins/s  p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  p99 {pct(lat, 99):.1f} ms"
                   f"  ({len(lat):,} ok, errors {errors or 0})")
