@@ -86,6 +86,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # players/services/aft.py require_machine; get: the machine or require_role
     "player_machines.aft_to_machine": MACHINE, "player_machines.aft_to_wallet": MACHINE,
     "player_machines.aft_transfer": MACHINE | staff("attendant", "host", "operator", "auditor"),
+    "player_machines.aft_resolve": staff("supervisor"),  # aft.py resolve: require_role
     # slotsys/players/services/players.py (READ_ROLES = host, cashier, pit, auditor; require_reader: the player too)
     "players.login": PUBLIC,
     "players.enrol": staff("host"),
@@ -369,6 +370,7 @@ class Floor:
             "player_machines.cash_out_to_wallet": dict(card),
             "player_machines.aft_to_machine": {**card, "amount": 1_000},
             "player_machines.aft_to_wallet": {**card, "amount": 1_000},
+            "player_machines.aft_resolve": {"outcome": "failed", "reason": "authz matrix"},
             "player_machines.redeem_request": {**card, "points": 1, "kind": "promo"},
             "players.enrol": {"name": "Authz Matrix", "pin": "1234"},
             "players.update_program": {"points_idle_days": 365},

@@ -12,10 +12,10 @@ import pytest
 from slotsys.floor.domain.machine import Machine
 from slotsys.kernel import accounts
 from slotsys.kernel.context import Principal
-from slotsys.kernel.errors import InsufficientFunds, NotFound, ValidationFailed
+from slotsys.kernel.errors import Forbidden, InsufficientFunds, NotFound, ValidationFailed
 from slotsys.kernel.idempotency import OnceKey, fingerprint
 from slotsys.players.domain.loyalty import NotCarded
-from slotsys.players.services.aft import AftService, MachineNotSas
+from slotsys.players.services.aft import AftInProgress, AftNotOpen, AftService, MachineNotSas
 from slotsys.players.services.players import PlayerService
 from slotsys.players.services.sessions import SasMachineUsesAft, SessionService
 from tests.fakes.players import FakeCashDesk, players_context
@@ -226,3 +226,70 @@ def test_a_transfer_not_sent_before_the_player_carded_out_fails_and_returns_its_
     view = f.aft.get(S001, "S001", t.transfer)
     assert (view.state, view.reason) == ("failed", "the player carded out before it was sent")
     assert f.money(p.player) == (100_000, 0, 0)
+
+
+SUPERVISOR = Principal("staff", "sup1", "supervisor")
+
+
+def _resolve(f: Floor, transfer: int, outcome: str, reason: str = "AFT log on the machine", moved=None,
+             k: str | None = None, who: Principal = SUPERVISOR):
+    return f.aft.resolve(who, "S001", transfer, outcome, moved, reason,
+                         OnceKey(who.id, k or f.k(), fingerprint("POST", f"aft/S001/{transfer}/resolve",
+                                                                 [outcome, moved, reason])))
+
+
+def test_a_supervisor_resolves_a_sent_transfer_the_host_never_reported_once():
+    """The host died with a transfer sent and never came back: after the timeout a supervisor settles it from the
+    machine's AFT log. Failed: the hold returns; completed: the credits reach the machine; each exactly once, in the
+    audit log, and the host's late answer changes nothing."""
+    f = Floor()
+    p = f.player()
+    t = f.request(p.card_number, 30_000).result
+    f.aft.next_for_machine("S001")  # sent: the host asked the machine, then went away
+    with pytest.raises(AftInProgress):  # the host may still answer
+        _resolve(f, t.transfer, "failed")
+    assert f.money(p.player) == (70_000, 30_000, 0)
+    f.ctx.clock.at += timedelta(seconds=61)
+    for who in (Principal("staff", "att1", "attendant"), CASHIER, S001):  # a supervisor's decision only
+        with pytest.raises(Forbidden):
+            _resolve(f, t.transfer, "failed", who=who)
+    with pytest.raises(ValidationFailed) as e:
+        _resolve(f, t.transfer, "failed", reason=" ")
+    assert e.value.field == "reason"
+    with pytest.raises(ValidationFailed) as e:
+        _resolve(f, t.transfer, "completed", moved=40_000)  # more than the transfer
+    assert e.value.field == "moved"
+    assert f.money(p.player) == (70_000, 30_000, 0)
+
+    done = _resolve(f, t.transfer, "failed", k="r1")
+    assert (done.result.state, done.result.moved) == ("failed", 0) and not done.replayed
+    assert done.result.reason.startswith("resolved by sup1: AFT log on the machine")
+    assert f.money(p.player) == (100_000, 0, 0)  # the hold is back in the wallet
+    again = _resolve(f, t.transfer, "failed", k="r1")  # the same key: the first answer, nothing moves
+    assert again.replayed and f.money(p.player) == (100_000, 0, 0)
+    with pytest.raises(AftNotOpen):  # final: never resolved twice
+        _resolve(f, t.transfer, "completed")
+    late = f.aft.settle("S001", t.transaction_id, 0x00, 30_000)  # the host came back after all
+    assert (late.state, late.changed) == ("failed", False) and f.money(p.player) == (100_000, 0, 0)
+    rows = [r for r in f.repos["audit_log"].rows if r["action"] == "aft.resolve"]
+    assert [(r["actor"], r["subject"], r["after"]) for r in rows] == [
+        ("sup1", f"aft:{t.transfer}", {"state": "failed", "moved": 0})]
+
+    second = f.request(p.card_number, 20_000).result
+    f.aft.next_for_machine("S001")
+    f.ctx.clock.at += timedelta(seconds=61)
+    ok = _resolve(f, second.transfer, "completed", moved=15_000).result  # the machine's log shows ₩15,000 taken
+    assert (ok.state, ok.moved) == ("completed", 15_000)
+    assert f.money(p.player) == (85_000, 0, 15_000)  # the part not taken returned
+    assert f.aft.meters("S001")["aft_in"] == 15_000
+
+
+def test_only_a_sent_transfer_is_resolved():
+    f = Floor()
+    p = f.player()
+    t = f.request(p.card_number, 10_000).result  # pending: it expires by itself
+    f.ctx.clock.at += timedelta(seconds=61)
+    with pytest.raises(AftNotOpen):
+        _resolve(f, t.transfer, "failed")
+    with pytest.raises(NotFound):
+        _resolve(f, 999_999, "failed")

@@ -130,6 +130,12 @@ class AftIn(StrictModel):
     amount: Won
 
 
+class AftResolveIn(StrictModel):
+    outcome: Literal["completed", "failed"]
+    moved: Won | None = None
+    reason: str = Field(min_length=1, max_length=200)
+
+
 class CashOutIn(StrictModel):
     card_number: CardNumber
     pin: Pin
@@ -440,6 +446,16 @@ def aft_to_wallet(asset: str, body: AftIn):
     key = once_key(f"aft/to_wallet/{asset}", [str(body.card_number), body.amount], status=202)
     return reply_once(aft().request(principal(), asset, body.card_number, body.pin, body.amount, "to_wallet", key),
                       status=202)
+
+
+@machines_bp.post("/<asset>/aft/<int:transfer_id>/resolve")
+@machines_bp.input(AftResolveIn, arg_name="body")
+@machines_bp.doc(summary="Supervisor: settle a sent AFT transfer the SAS host never reported, from the machine's AFT "
+                 "log (completed with the won moved, or failed); needs Idempotency-Key", **AUTH_DOC)
+@answers(AftTransferView, once=True)
+def aft_resolve(asset: str, transfer_id: int, body: AftResolveIn):
+    key = once_key(f"aft/{asset}/{transfer_id}/resolve", body.model_dump())
+    return reply_once(aft().resolve(principal(), asset, transfer_id, body.outcome, body.moved, body.reason, key))
 
 
 @machines_bp.get("/<asset>/aft/<int:transfer_id>")

@@ -24,7 +24,11 @@ Flow (amounts integer won; ``asset`` the floor's asset number):
    409 ``insufficient-funds`` while the floor holds fewer credits: its games are still on their way, called again);
    failure: the hold back to the wallet (``aft.release``) or nothing (to the wallet). A completed transfer is also
    a cashless transfer row (``via`` ``sas_aft``) in the player's history and daily totals.
-4. Expiry — a ``pending`` transfer (never handed to the host) past its ``expires_at`` becomes ``expired`` and its
+4. Resolution — a ``sent`` transfer whose result the host never reported (the host or its link gone for good,
+   the machine replaced) is settled by a supervisor from the machine's AFT log (:meth:`AftService.resolve`),
+   with the same entries as the machine's answer and an audit-log entry, once it has waited longer than
+   :attr:`AftService.timeout_s`.
+5. Expiry — a ``pending`` transfer (never handed to the host) past its ``expires_at`` becomes ``expired`` and its
    hold returns (``aft.release``); checked whenever the machine's transfers are read (the host's instruction
    slot, a request, a GET) and by beat (:meth:`AftService.expire_stale`, every 10 s). A ``sent`` one never
    expires: the machine's answer resolves it.
@@ -41,7 +45,7 @@ from typing import Any
 
 import structlog
 
-from slotsys.kernel import accounts
+from slotsys.kernel import accounts, audit_log
 from slotsys.kernel import ledger as L
 from slotsys.kernel.checks import require_machine, require_role
 from slotsys.kernel.context import Principal, ServiceContext
@@ -58,7 +62,8 @@ from slotsys.players.services.wallet import WalletService, wallet_account
 
 log = structlog.get_logger("slotsys.players.aft")
 
-__all__ = ["AftService", "AftPending", "AftSettled", "MachineNotSas", "DIRECTIONS", "FINAL_STATES"]
+__all__ = ["AftService", "AftPending", "AftSettled", "MachineNotSas", "AftNotOpen", "AftInProgress", "DIRECTIONS",
+           "FINAL_STATES"]
 
 DIRECTIONS = ("to_machine", "to_wallet")
 FINAL_STATES = frozenset({"completed", "failed", "expired"})
@@ -68,6 +73,16 @@ _TXID_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # 32 printable ASCII charac
 class MachineNotSas(Conflict):
     code = "machine-not-sas"
     title = "The machine is not an enrolled SAS machine"
+
+
+class AftNotOpen(Conflict):
+    code = "aft-not-open"
+    title = "The AFT transfer is not waiting for a resolution"
+
+
+class AftInProgress(Conflict):
+    code = "aft-in-progress"
+    title = "The SAS host may still answer for this AFT transfer"
 
 
 @dataclass(frozen=True)
@@ -274,41 +289,109 @@ class AftService:
             t = uow.players.aft_by_transaction(transaction_id, for_update=True)
             if t.state in FINAL_STATES:
                 return AftSettled(t.id, t.direction, t.state, t.moved_won, t.settle_entry_id, False)
-            ok = status & 0xE0 == 0 and moved_won > 0
-            wallet = wallet_account(t.player_id, "cashable")
-            refs = {"machine": asset, "player": t.player_id, "transaction_id": transaction_id, "aft": t.id}
-            entry = None
-            if t.direction == "to_machine":
-                moved = min(moved_won, t.amount_won) if ok else 0
-                transit = accounts.aft_in_transit(asset)
-                e = L.EntryBuilder("aft.to_machine" if moved else "aft.release",
-                                   f"AFT {transaction_id} to machine {asset}"
-                                   + ("" if moved else f": refused (status 0x{status:02X}), hold returned"))
-                e.add(debit=transit, credit=accounts.machine_credits(asset), amount=moved)
-                e.add(debit=transit, credit=wallet, amount=t.amount_won - moved)
-                entry = uow.ledger.post(e.build(refs))
-            else:
-                moved = moved_won if ok else 0
-                if moved:
-                    have = uow.ledger.balance(accounts.machine_credits(asset))
-                    if have < moved:
-                        raise InsufficientFunds(f"the floor holds ₩{have:,} of machine {asset}'s credits, less than "
-                                                f"the ₩{moved:,} it moved", field="amount", credits=have)
-                    e = L.EntryBuilder("aft.to_wallet", f"AFT {transaction_id} from machine {asset} to the wallet")
-                    e.add(debit=accounts.machine_credits(asset), credit=wallet, amount=moved)
-                    entry = uow.ledger.post(e.build(refs))
-            t.state = "completed" if moved else "failed"
-            t.moved_won, t.status_code, t.settled_at, t.settle_entry_id = moved, status, now, entry
-            t.reason = "" if moved else (reason or f"the machine's status 0x{status:02X}")[:200]
-            if moved:
-                uow.players.new("transfer", player_id=t.player_id, machine_id=m.id, session_id=t.session_id,
-                                direction=t.direction, via="sas_aft", cashable_won=moved, promo_won=0,
-                                gaming_day=t.gaming_day,
-                                entry_id=t.hold_entry_id if t.direction == "to_machine" else entry, created_at=now)
-            log.info("aft.settled", machine=asset, transfer=t.id, state=t.state, status=status, moved=moved)
+            moved, entry = self._settle_locked(uow, m, t, status, moved_won, reason, now)
             settled = AftSettled(t.id, t.direction, t.state, moved, entry, True)
             uow.commit()
             return settled
+
+    def _settle_locked(self, uow: PlayersUnitOfWork, m: Any, t: Any, status: int, moved_won: int, reason: str,
+                       now: Any) -> tuple[int, int | None]:
+        """Settle the open transfer ``t`` of machine ``m`` (rows locked by the caller, who commits): the ledger
+        entry of what moved (see the module), the transfer final, a completed one in the cashless history.
+        Returns (won moved, the settling entry or None)."""
+        asset, transaction_id = m.asset_number, t.transaction_id
+        ok = status & 0xE0 == 0 and moved_won > 0
+        wallet = wallet_account(t.player_id, "cashable")
+        refs = {"machine": asset, "player": t.player_id, "transaction_id": transaction_id, "aft": t.id}
+        entry = None
+        if t.direction == "to_machine":
+            moved = min(moved_won, t.amount_won) if ok else 0
+            transit = accounts.aft_in_transit(asset)
+            e = L.EntryBuilder("aft.to_machine" if moved else "aft.release",
+                               f"AFT {transaction_id} to machine {asset}"
+                               + ("" if moved else f": refused (status 0x{status:02X}), hold returned"))
+            e.add(debit=transit, credit=accounts.machine_credits(asset), amount=moved)
+            e.add(debit=transit, credit=wallet, amount=t.amount_won - moved)
+            entry = uow.ledger.post(e.build(refs))
+        else:
+            moved = moved_won if ok else 0
+            if moved:
+                have = uow.ledger.balance(accounts.machine_credits(asset))
+                if have < moved:
+                    raise InsufficientFunds(f"the floor holds ₩{have:,} of machine {asset}'s credits, less than "
+                                            f"the ₩{moved:,} it moved", field="amount", credits=have)
+                e = L.EntryBuilder("aft.to_wallet", f"AFT {transaction_id} from machine {asset} to the wallet")
+                e.add(debit=accounts.machine_credits(asset), credit=wallet, amount=moved)
+                entry = uow.ledger.post(e.build(refs))
+        t.state = "completed" if moved else "failed"
+        t.moved_won, t.status_code, t.settled_at, t.settle_entry_id = moved, status, now, entry
+        t.reason = "" if moved else (reason or f"the machine's status 0x{status:02X}")[:200]
+        if moved:
+            uow.players.new("transfer", player_id=t.player_id, machine_id=m.id, session_id=t.session_id,
+                            direction=t.direction, via="sas_aft", cashable_won=moved, promo_won=0,
+                            gaming_day=t.gaming_day,
+                            entry_id=t.hold_entry_id if t.direction == "to_machine" else entry, created_at=now)
+        log.info("aft.settled", machine=asset, transfer=t.id, state=t.state, status=status, moved=moved)
+        return moved, entry
+
+    def resolve(self, principal: Principal, asset: str, transfer_id: int, outcome: object, moved: object,
+                reason: object, key: OnceKey) -> Once[AftTransferView]:
+        """A supervisor settles a ``sent`` transfer whose result the host never reported (the host or the link died
+        and did not come back, the machine was replaced): ``outcome`` ``completed`` (the machine's AFT log shows
+        it, ``moved`` won, default the whole amount; at most the amount) or ``failed`` (it did not: a hold to the
+        machine returns to the wallet). The same ledger entries as the machine's own answer (:meth:`settle`), an
+        audit-log entry (``aft.resolve``, the reason), exactly once per Idempotency-Key; the host's later answer
+        for it changes nothing (the transfer is final). Only once the transfer has been ``sent`` longer than
+        :attr:`timeout_s` (409 ``aft-in-progress`` before: the host may still answer). Errors: 403 (role), 404
+        ``transfer``, 409 ``aft-not-open`` (pending: it expires by itself; or already final), 422 ``outcome`` /
+        ``moved`` / ``reason``, 409 ``insufficient-funds`` (to the wallet, more than the floor's credits)."""
+        require_role(principal, "supervisor")
+        if outcome not in ("completed", "failed"):
+            raise ValidationFailed("outcome must be completed or failed", field="outcome")
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > 200:
+            raise ValidationFailed("reason: what the machine's AFT log or the attendant showed, 1-200 characters",
+                                   field="reason")
+        won: int | None = None
+        if moved is not None:
+            try:
+                won = require_won(moved, field="moved")
+            except MoneyError as e:
+                raise ValidationFailed(str(e), field="moved") from None
+            if won <= 0 or outcome == "failed":
+                raise ValidationFailed("moved is more than ₩0, and only for a completed transfer", field="moved")
+
+        def fn(uow: PlayersUnitOfWork) -> AftTransferView:
+            now = self._now()
+            m = uow.machines.get(asset, for_update=True)
+            peek = uow.players.aft(transfer_id)
+            if peek is None or peek.machine_id != m.id:
+                raise NotFound(f"AFT transfer {transfer_id} is not one of machine {asset}", field="transfer")
+            uow.players.get(peek.player_id, for_update=True)
+            t = uow.players.aft_by_transaction(peek.transaction_id, for_update=True)
+            if t.state != "sent":
+                raise AftNotOpen(f"AFT transfer {transfer_id} is {t.state}: only a sent one waits for a resolution"
+                                 + (" (a pending one expires by itself)" if t.state == "pending" else ""),
+                                 field="transfer", state=t.state)
+            waited = (now - t.sent_at).total_seconds() if t.sent_at else 0.0
+            if waited < self.timeout_s:
+                raise AftInProgress(f"AFT transfer {transfer_id} was sent {waited:.0f} s ago: the SAS host may still "
+                                    f"answer (resolve after {self.timeout_s:.0f} s)", field="transfer")
+            amount = t.amount_won if won is None else won
+            if outcome == "completed" and amount > t.amount_won:
+                raise ValidationFailed(f"moved ₩{amount:,} is more than the transfer's ₩{t.amount_won:,}",
+                                       field="moved")
+            before = {"state": t.state, "amount": t.amount_won}
+            note = f"resolved by {principal.name}: {reason.strip()}"[:200]
+            self._settle_locked(uow, m, t, 0x00 if outcome == "completed" else 0xFF,
+                                amount if outcome == "completed" else 0, note, now)
+            if t.state == "completed":
+                t.reason = note
+            audit_log.record(uow, principal, "aft.resolve", f"aft:{t.id}", before=before,
+                             after={"state": t.state, "moved": t.moved_won}, reason=reason.strip()[:200],
+                             detail={"machine": asset, "transaction_id": t.transaction_id})
+            return self._view(uow, t, asset)
+
+        return run_once(self.ctx, key, fn, result=AftTransferView)
 
     def direction_of(self, asset: str, transaction_id: str) -> str:
         """``to_machine`` | ``to_wallet`` of the machine's transfer ``transaction_id`` (404 otherwise)."""
