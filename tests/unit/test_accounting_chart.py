@@ -27,7 +27,7 @@ CODE_SHAPE = re.compile(r"^[a-z][a-z_]*(:(\{\}|[A-Za-z0-9_]+))+$")
 # Colon-separated strings of the code base that are not ledger accounts, by first segment (or whole template).
 NOT_ACCOUNTS = {
     "bank:{}": "audit-log subject", "zone:{}": "audit-log subject", "machine:{}": "audit-log subject / principal",
-    "game:{}": "audit-log subject", "handpay:{}": "audit-log subject", "user:{}": "revoked-token announcement",
+    "game:{}": "audit-log subject", "handpay:{}": "audit-log subject", "aft:{}": "audit-log subject", "user:{}": "revoked-token announcement",
     "token:{}": "revoked-token announcement", "staff:{}": "actor of a ticket event", "station:{}": "TITO counter",
     "system": "actor of a system job", "slotsys": "Redis channel or key", "tab": "matplotlib colour",
     # roulette / sic bo / blackjack bet and action keys of table_games.domain

@@ -382,8 +382,11 @@ class AftService:
                                        field="moved")
             before = {"state": t.state, "amount": t.amount_won}
             note = f"resolved by {principal.name}: {reason.strip()}"[:200]
-            self._settle_locked(uow, m, t, 0x00 if outcome == "completed" else 0xFF,
-                                amount if outcome == "completed" else 0, note, now)
+            try:
+                self._settle_locked(uow, m, t, 0x00 if outcome == "completed" else 0xFF,
+                                    amount if outcome == "completed" else 0, note, now)
+            except InsufficientFunds as e:  # to the wallet: the floor holds fewer of the machine's credits
+                raise InsufficientFunds(e.detail, field="moved", **{k: v for k, v in e.extra.items()}) from None
             if t.state == "completed":
                 t.reason = note
             audit_log.record(uow, principal, "aft.resolve", f"aft:{t.id}", before=before,
