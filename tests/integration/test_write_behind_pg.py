@@ -62,6 +62,12 @@ def _spin_behind_an_entry(svc, asset: str, entry: L.JournalEntry) -> dict:
     return out
 
 
+def _defer_key(uow, key: str, fingerprint: str) -> None:
+    """Queue (or run) the insert of an idempotency record ``("t", key)``: a second one of a key is a unique violation."""
+    execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
+                     {"principal": "t", "key": key, "fingerprint": fingerprint, "created_at": utcnow()})
+
+
 def _counts(uow) -> tuple[int, int, int]:
     s = uow.session
     return (s.scalar(select(func.count()).select_from(JournalEntryRow)),
@@ -73,8 +79,7 @@ def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(p
     uows = _small_pool(pg_app, 1)  # one connection: the next unit of work reuses the failed one
     try:
         with uows() as uow:
-            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
-                             {"principal": "t", "key": "dup", "fingerprint": "x", "created_at": utcnow()})
+            _defer_key(uow, "dup", "x")
             uow.commit()
         with uows() as uow:
             before, credits = _counts(uow), uow.ledger.balance(accounts.machine_credits("M001"))
@@ -83,8 +88,7 @@ def test_a_failing_deferred_write_applies_nothing_and_the_connection_is_reused(p
             e = L.EntryBuilder("machine.bill_in", "write-behind failure test")
             e.add(debit=accounts.machine_drop("M001"), credit=accounts.machine_credits("M001"), amount=10_000)
             uow.ledger.post(e.build({"machine": "M001"}))  # the entry now (one statement), the insert below deferred
-            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),  # the same key: unique violation
-                             {"principal": "t", "key": "dup", "fingerprint": "y", "created_at": utcnow()})
+            _defer_key(uow, "dup", "y")  # the same key: unique violation
             with pytest.raises(IntegrityError):
                 uow.commit()
         for _ in range(5):  # the one pooled connection is clean: reads and writes work
@@ -105,8 +109,7 @@ def test_a_failing_part_of_merged_deferred_writes_applies_none_of_them(pg_app, p
     uows = _small_pool(pg_app, 1)
     try:
         with uows() as uow:
-            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
-                             {"principal": "t", "key": "dup2", "fingerprint": "x", "created_at": utcnow()})
+            _defer_key(uow, "dup2", "x")
             uow.commit()
         with uows() as uow:
             before = uow.session.scalar(select(Machine.bills_in).where(Machine.asset_number == "M002"))
@@ -114,8 +117,7 @@ def test_a_failing_part_of_merged_deferred_writes_applies_none_of_them(pg_app, p
         with uows() as uow:
             assert uow.write_behind() is True
             MachineRepo(uow.session).add_meters(mid, bills_in=5_000)  # deferred, machines
-            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),  # deferred, the same key again
-                             {"principal": "t", "key": "dup2", "fingerprint": "y", "created_at": utcnow()})
+            _defer_key(uow, "dup2", "y")  # deferred, the same key again
             with pytest.raises(IntegrityError):
                 uow.commit()
         with uows() as uow:
@@ -123,8 +125,7 @@ def test_a_failing_part_of_merged_deferred_writes_applies_none_of_them(pg_app, p
         with uows() as uow:  # and a good pair commits both, as one statement
             assert uow.write_behind() is True
             MachineRepo(uow.session).add_meters(mid, bills_in=5_000)
-            execute_or_defer(uow.session, insert(IdempotencyRecord.__table__),
-                             {"principal": "t", "key": "fresh", "fingerprint": "z", "created_at": utcnow()})
+            _defer_key(uow, "fresh", "z")
             uow.commit()
         with uows() as uow:
             assert uow.session.scalar(select(Machine.bills_in).where(Machine.asset_number == "M002")) == before + 5_000

@@ -424,14 +424,15 @@ class FloorEventsService:
         if self.embedded_sweep and self._sweeper is None:
             self.start_embedded_sweep()
         t = time.monotonic()
-        now = self.ctx.clock.now()
-        batch_s = self.settings.machine_heard_batch_s
+        interval = self.heartbeat_interval_s
         with self._heard_lock:
             last = self._heard.get(asset)
-            if last is not None and t - last < self.heartbeat_interval_s:
-                return
+            if last is not None and t - last < interval:
+                return  # the common case: nothing more on the request's path
             self._heard[asset] = t
-            if 0 < batch_s < self.heartbeat_interval_s:
+            now = self.ctx.clock.now()
+            batch_s = self.settings.machine_heard_batch_s
+            if 0 < batch_s < interval:
                 self._heard_due[asset] = now
                 if self._heard_writer is None:
                     self._heard_writer = threading.Thread(target=self._write_due, args=(batch_s,),

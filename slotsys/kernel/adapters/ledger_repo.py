@@ -28,19 +28,15 @@ _NEW_POSTINGS = insert(PostingRow.__table__).inline()
 _BALANCE_OF = select(_ACCOUNTS.c.balance, _ACCOUNTS.c.normal_sign).where(_ACCOUNTS.c.code == bindparam("code"))
 
 # PostgreSQL: an entry in two statements (instead of one per account, one for the entry and one for its postings).
-# ``_LOCK_ACCOUNTS_PG`` locks the entry's accounts in id order (LockRows over the sort: the fixed lock order of the
-# statement-per-account form, so concurrent entries cannot deadlock) with the lock an UPDATE of the balance takes
-# itself (FOR NO KEY UPDATE: it does not block the KEY SHARE of another entry's posting checking its foreign key;
-# FOR UPDATE did, in the postings' order, and 12 racing threads deadlocked) and returns their newest balances, on which
-# the non-negative check is made; ``_WRITE_ENTRY_PG`` then moves the balances and inserts the entry and its
-# postings (in the entry's order). The write is a statement of its own on purpose: its snapshot is taken after the
-# locks are held, so it never meets a row a concurrent transaction changed. (A first form did the lock, the check
-# and the write in one statement, whose parts share the snapshot taken before the lock wait: under concurrent
-# entries an outside tester saw it pass the check and then break the CHECK with a balance that had taken another
-# account's delta, through PostgreSQL's re-check of rows updated meanwhile; the mechanism was not pinned further,
-# the two-statement form has no such re-check: tests/integration/test_ledger_post_pg.py races it.) Every
-# data-modifying part of a WITH runs to completion whether or not the final SELECT reads it; the CHECK
-# ``non_negative`` stays the database's own guard.
+# ``_LOCK_ACCOUNTS_PG`` locks the entry's accounts in id order (the fixed lock order of the statement-per-account
+# form: concurrent entries cannot deadlock) with the lock the balance UPDATE takes itself, FOR NO KEY UPDATE (FOR
+# UPDATE would block other entries' postings checking their foreign key, in posting order: a deadlock), and returns
+# the newest balances, on which the non-negative check is made. ``_WRITE_ENTRY_PG`` then moves the balances and
+# inserts the entry and its postings (in the entry's order). The write is a statement of its own on purpose: its
+# snapshot is taken after the locks are held, so it never meets a row changed meanwhile (one statement doing lock,
+# check and write shares the snapshot taken before the lock wait, and let a short entry reach the CHECK under
+# concurrent load: tests/integration/test_ledger_post_pg.py races it). Every data-modifying part of a WITH runs to
+# completion whether or not the final SELECT reads it; the CHECK ``non_negative`` stays the database's own guard.
 _LOCK_ACCOUNTS_PG = text(
     "SELECT id, balance, normal_sign, non_negative FROM accounts WHERE id = ANY(CAST(:acc_ids AS integer[])) "
     "ORDER BY id FOR NO KEY UPDATE")

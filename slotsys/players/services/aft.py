@@ -386,7 +386,7 @@ class AftService:
                 self._settle_locked(uow, m, t, 0x00 if outcome == "completed" else 0xFF,
                                     amount if outcome == "completed" else 0, note, now)
             except InsufficientFunds as e:  # to the wallet: the floor holds fewer of the machine's credits
-                raise InsufficientFunds(e.detail, field="moved", **{k: v for k, v in e.extra.items()}) from None
+                raise InsufficientFunds(e.detail, field="moved", **e.extra) from None
             if t.state == "completed":
                 t.reason = note
             audit_log.record(uow, principal, "aft.resolve", f"aft:{t.id}", before=before,
