@@ -31,6 +31,7 @@ from tito.adapters.repo import TicketRepo
 from tito.domain.tickets import CAGE, check_presentation
 from tito.services import tickets as T
 from slotsys.kernel.accounts import MAIN_CAGE
+from slotsys.kernel.fonts import load_matplotlib
 
 STREAM_TOKEN_SECONDS = 60
 STREAM_SCOPE = "jackpot-stream"
@@ -178,6 +179,7 @@ def _label(o: dict) -> str:
 
 @lru_cache(maxsize=32)
 def _chart(game_id: str, variation: str, kind: str) -> bytes:
+    load_matplotlib()  # one thread imports matplotlib (see kernel.fonts)
     from matplotlib.figure import Figure  # no pyplot: thread-safe, no global backend state
 
     from slotsys.floor.games import load_game

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from slotsys.accounting.domain.charts import HoldPoint, HourBucket, LevelHistory
+from slotsys.kernel.fonts import load_matplotlib
 from slotsys.kernel.gaming_day import GamingDay
 
 __all__ = ["hold_svg", "coin_in_svg", "jackpot_svg", "WORDS"]
@@ -89,6 +90,7 @@ def hold_svg(points: Sequence[HoldPoint], k: float, day: str, lang: str = "en") 
     """Bars of each machine's actual hold (red when flagged), a diamond at its theoretical hold and the band
     E[hold] ± k·SD as an error bar. One artist per series (a floor of 500 machines draws in about a second);
     tick labels thinned to at most 80."""
+    load_matplotlib()  # first: one thread imports matplotlib (see kernel.fonts)
     from matplotlib.patches import Patch
 
     w = _words(lang)
@@ -127,6 +129,7 @@ def hold_svg(points: Sequence[HoldPoint], k: float, day: str, lang: str = "en") 
 
 def coin_in_svg(hours: Sequence[HourBucket], gd: GamingDay, day: str, lang: str = "en") -> bytes:
     """One bar per hour of the gaming day (its local start time under it)."""
+    load_matplotlib()  # first: one thread imports matplotlib (see kernel.fonts)
     w = _words(lang)
     with _fonts():
         fig, ax = _figure()
@@ -145,6 +148,7 @@ def coin_in_svg(hours: Sequence[HourBucket], gd: GamingDay, day: str, lang: str 
 def jackpot_svg(history: LevelHistory, gd: GamingDay, lang: str = "en") -> bytes:
     """The level's value as a staircase (``where="post"``: a value holds until the next step) with a mark at
     each hit; the time axis in local wall-clock time."""
+    load_matplotlib()  # first: one thread imports matplotlib (see kernel.fonts)
     from matplotlib.dates import DateFormatter
 
     w = _words(lang)
