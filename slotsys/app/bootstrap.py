@@ -31,7 +31,7 @@ from slotsys.floor.services.catalogue import assignable as game_catalogue_assign
 from slotsys.floor.services.events import FloorEventsService
 from slotsys.floor.services.games import GameLibrary
 from slotsys.floor.services.play import FloorService, PlayPorts
-from slotsys.floor.settings import EventsSettings
+from slotsys.floor.settings import EventsSettings, PlaySettings
 from slotsys.app.wiring.floor import FloorJackpots
 from slotsys.app.wiring.players import CageCashDesk
 from slotsys.app.wiring.tito import build_tito
@@ -156,7 +156,8 @@ def build_services(settings: Settings) -> Services:
     floor_jackpots, floor_tickets = FloorJackpots(ctx, jackpots), tito.desk  # TITO's desk fills the ticket port
     play = PlayPorts(games=games, jackpots=floor_jackpots,
                      loyalty=LoyaltyAccrual(settings))
-    floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty)
+    floor = FloorService(ctx, games=games, jackpots=floor_jackpots, tickets=floor_tickets, loyalty=play.loyalty,
+                         settings=PlaySettings())
     table_games = TableGames.build(ctx, wallet=TableWallet(), progressives=ControllerTableProgressives(ctx, jackpots))
     accounting = AccountingServices.build(ctx, gaming_day=gaming_day, par_sheets=games, settings=accounting_settings)
     svc = Services(

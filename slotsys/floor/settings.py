@@ -24,3 +24,15 @@ class EventsSettings(BaseSettings):
     handpay_two_person_won: int = Field(A.TWO_PERSON_DEFAULT_WON, ge=0,
                                         description="handpays at or above this need a second signer")
     timezone: str = Field("Asia/Seoul", validation_alias="SLOTSYS_TITO_TIMEZONE")
+
+
+class PlaySettings(BaseSettings):
+    """``SLOTSYS_*`` settings of the spin."""
+
+    model_config = SettingsConfigDict(env_prefix="SLOTSYS_", extra="ignore")
+
+    spin_group_commit_max: int = Field(
+        16, ge=1, le=256,
+        description="on PostgreSQL, the most concurrent spins of one process run as one transaction (group commit: "
+                    "one claim, one machine lock, one account lock and one write statement for the batch); 1: each "
+                    "spin in a transaction of its own")

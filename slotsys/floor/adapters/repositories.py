@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 
-from sqlalchemy import BigInteger, bindparam, insert, select, update
+from sqlalchemy import BigInteger, String, any_, bindparam, insert, select, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -20,6 +21,12 @@ _METER_UPDATES: dict[tuple, object] = {}
 _ACC = Account.__table__
 _MACHINE = select(Machine).where(Machine.asset_number == bindparam("asset"))  # built once: compiled form cached
 _MACHINE_LOCKED = _MACHINE.with_for_update()
+# group commit (PostgreSQL): a batch's machines locked in one statement, in id order (the order of every batch)
+_MACHINES_LOCKED = (select(Machine).where(Machine.asset_number == any_(bindparam("assets", type_=ARRAY(String))))
+                    .order_by(Machine.id).with_for_update())
+_CARDED = (select(player_sessions.c.machine_id).distinct()
+           .where(player_sessions.c.machine_id == any_(bindparam("mids", type_=ARRAY(BigInteger))),
+                  player_sessions.c.status == "open"))
 # the spin's second read (built once; SQLAlchemy caches its compiled form): the three credit meters in won
 # (cashable, restricted and non-restricted promotional; NULL for a promo meter never opened) and whether a
 # player is carded in
@@ -44,6 +51,17 @@ def _credits(row, code: str) -> Credits:
 class MachineRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
+        # group commit: what get_for_play answers for machines a batch has read already (asset → its answer)
+        self.prepared: dict[str, tuple[Machine, Credits, bool]] = {}
+
+    def lock_many(self, assets: list[str]) -> dict[str, Machine]:
+        """Group commit (PostgreSQL): the machines ``assets`` (those on the floor) with their row locks, taken in
+        one statement in id order; by asset."""
+        return {m.asset_number: m for m in self.s.scalars(_MACHINES_LOCKED, {"assets": list(assets)})}
+
+    def carded_many(self, machine_ids: list[int]) -> set[int]:
+        """Of ``machine_ids``, those with an open player session (one statement; the caller holds their locks)."""
+        return set(self.s.scalars(_CARDED, {"mids": list(machine_ids)})) if machine_ids else set()
 
     def by_key_hash(self, key_hash: str) -> Machine | None:
         return self.s.scalar(select(Machine).where(Machine.key_hash == key_hash))
@@ -68,6 +86,8 @@ class MachineRepo:
         spin staked on credits already gone). The second statement's snapshot is taken after the
         lock, and everything that changes a machine's credits or sessions takes this lock first.
         """
+        if asset in self.prepared:  # read by the batch this transaction runs (group commit)
+            return self.prepared.pop(asset)
         m = self.get(asset, for_update=True)  # raises NotFound
         code = machine_credits(asset)
         row = self.s.execute(_CREDITS_AND_CARDED, {"code": code, "restricted": machine_restricted(asset),

@@ -15,18 +15,20 @@ from typing import Any
 from pydantic import BaseModel
 
 from slotsys.floor.domain.machine import Machine
+from slotsys.floor.settings import PlaySettings
 from slotsys.floor.services.ports import Games, JackpotPort, LoyaltyPort, TicketPort
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel import credits as promo
-from slotsys.kernel.errors import InsufficientFunds, MachineLocked, ValidationFailed
+from slotsys.kernel.errors import DomainError, InsufficientFunds, MachineLocked, ValidationFailed
 from slotsys.floor.domain.evaluator import spin as play
 from slotsys.floor.domain.game import InvalidBet
 from slotsys.floor.domain.machine_reports import require_mode
 from slotsys.kernel.money import MoneyError, credits_to_won, require_won
 from slotsys.kernel.checks import require_machine
 from slotsys.kernel.context import Principal, ServiceContext
-from slotsys.kernel.idempotency import Once, OnceKey, run_once
+from slotsys.kernel.group_commit import ALONE, GroupCommit, Item
+from slotsys.kernel.idempotency import Once, OnceKey, require_key, run_once
 
 log = structlog.get_logger("slotsys.floor")
 
@@ -52,6 +54,15 @@ def stake(bet_won: int, meters: promo.Credits, field: str = "multiplier") -> pro
             f"restricted ₩{meters.restricted:,}, non-restricted ₩{meters.nonrestricted:,})",
             field=field, credits=meters.to_dict(), bet=bet_won)
     return split
+
+
+@dataclass(frozen=True)
+class SpinRequest:
+    """A spin waiting for its group commit (:meth:`FloorService.spin`)."""
+
+    asset: str
+    bet: dict
+    key: OnceKey
 
 
 @dataclass(frozen=True)
@@ -174,11 +185,16 @@ class FloorService:
     """The machine's own use cases: bill-in, spin, cash-out, ticket-in, meters, recall."""
 
     def __init__(self, ctx: ServiceContext, *, games: Games, jackpots: JackpotPort, tickets: TicketPort,
-                 loyalty: LoyaltyPort) -> None:
+                 loyalty: LoyaltyPort, settings: PlaySettings | None = None) -> None:
         self.ctx = ctx
         self.games = games
         self.tickets = tickets
         self.play_ports = PlayPorts(games=games, jackpots=jackpots, loyalty=loyalty)
+        group_max = (settings or PlaySettings()).spin_group_commit_max
+        faults = getattr(ctx.settings, "fault_delay_ms", 0) or getattr(ctx.settings, "fault_delay_after_commit_ms", 0)
+        # group commit of concurrent spins (PostgreSQL; off when a test holds requests open mid-transaction)
+        self.spin_group: GroupCommit[SpinRequest] | None = (
+            GroupCommit(self._spin_batch, max_batch=group_max) if group_max > 1 and not faults else None)
 
     # ------------------------------------------------------------ bill-in
     def bill_in(self, principal: Principal, asset: str, amount: object, key: OnceKey) -> Once[BillInResult]:
@@ -229,54 +245,130 @@ class FloorService:
         of coin-in.
         """
         require_machine(principal, asset)
+        if self.spin_group is not None:
+            require_key(key.key)  # a malformed key is the caller's 422, never a batch's business
+            once = self.spin_group.submit(SpinRequest(asset, bet, key), conflict=asset)
+            if once is not ALONE:
+                return once
+        return self._spin_alone(SpinRequest(asset, bet, key))
 
-        def fn(uow) -> SpinResult:
-            # the machine's row lock, then its credits and whether a player is carded in (two statements)
-            m, meters, carded = uow.machines.get_for_play(asset)
-            before = meters.cashable
-            _active(m)
-            require_mode(m.outcome_source, "server", asset)  # a machine-mode machine reports its own games
-            game = self.games.load(m.game_id)
-            try:
-                option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
-                choice = game.resolve_choice(bet.get("choice"))
-            except InvalidBet as e:
-                raise ValidationFailed(e.message, field=e.field) from None
-            bet_won = credits_to_won(option.credits, m.denomination)
-            if m.max_bet is not None and bet_won > m.max_bet:  # the machine's configured maximum bet (won)
-                raise ValidationFailed(f"bet ₩{bet_won:,} is above this machine's maximum bet ₩{m.max_bet:,}",
-                                       field="multiplier", max_bet=m.max_bet)
-            split = stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
-            outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
-            # award guard: an award above the game's maximum is never credited; the machine locks
-            guard = None
-            win_total_won = credits_to_won(outcome.total_win_credits, m.denomination)
-            if outcome.exceeds_max_award:
-                guard = {"win_credits": outcome.total_win_credits, "max_award_credits": outcome.max_award_credits,
-                         "win_won": win_total_won, "stops": list(outcome.stops)}
-            win_won = 0 if guard else win_total_won
-            game_number = m.game_seq + 1
-            od = outcome.to_dict()
-            acc = account_game(uow, self.ctx, self.play_ports, m, meters=meters, carded=carded, option=option,
-                               split=split, bet_won=bet_won, win_won=win_won, outcome=outcome, od=od,
-                               game_number=game_number, guard=guard, game_id=game.id)
-            return SpinResult(
-                machine=asset, game_number=game_number, game=game.id, denomination=m.denomination,
-                bet={**option.to_dict(), "won": bet_won}, stops=od["stops"], window=od["window"], wins=od["wins"],
-                free_games_awarded=outcome.free_games_awarded, choice=outcome.choice, free_games=od["free_games"],
-                progressive=list(outcome.progressive), award_guard=guard,
-                total_win_credits=outcome.total_win_credits, total_win=win_won, jackpots=acc["jackpots"],
-                credits_before=before, credits=acc["credits"], stake=split.to_dict(),
-                restricted_credits=meters.restricted - split.restricted,
-                nonrestricted_credits=meters.nonrestricted - split.nonrestricted,
-                promo_credits=meters.promotional - split.promotional, entry=acc["entry"], player=acc["player"],
-            )
-
+    def _spin_alone(self, r: SpinRequest) -> Once[SpinResult]:
+        """One spin in its own transaction: exactly once per key (:func:`run_once`)."""
         # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
-        once = run_once(self.ctx, key, fn, result=SpinResult, write_behind=True)
+        once = run_once(self.ctx, r.key, lambda uow: self._play(uow, r.asset, r.bet), result=SpinResult,
+                        write_behind=True)
         if not once.replayed:  # after the commit; nothing for a replay
             self.ctx.metrics.game_played(once.result.bet["won"], once.result.total_win)
         return once
+
+    def _spin_batch(self, items: list[Item[SpinRequest]]) -> None:
+        """Group commit (:class:`slotsys.kernel.group_commit.GroupCommit`): concurrent spins of different machines
+        as one transaction, each exactly once and each answered as if alone.
+
+        Statements for the whole batch: the keys claimed (one INSERT, :meth:`IdempotencyRepo.claim_many`), the
+        machines locked in id order (one SELECT … FOR UPDATE), their credit, promotional and hold accounts locked in
+        id order with the journal entry ids reserved (:meth:`LedgerRepo.hold`), the carded ones read; then each
+        spin plays as :meth:`_play` does alone, and the entries, wagers, meters, rounds and stored answers go with
+        the COMMIT in one pipeline. A spin refused (a domain error: credits short, machine locked, bad bet, not
+        on the floor) before it wrote anything releases its claim and is answered with its error; a replayed key
+        (or one another request holds) and every spin of a batch that fails in any other way is answered
+        ``alone``, to run again on the single-spin path (nothing of the batch was committed; exactly-once holds
+        there as everywhere)."""
+        if len(items) == 1:  # nobody to share a transaction with: the single-spin path, run by the leader so
+            it = items[0]     # that the spins arriving meanwhile queue up for the next batch
+            try:
+                it.done(self._spin_alone(it.request))
+            except Exception as e:  # noqa: BLE001 - raised again in the spin's own thread
+                it.fail(e)
+            return
+        with self.ctx.uow() as uow:
+            if not uow.write_behind():  # not PostgreSQL: every spin alone, and no more batches in this process
+                self.spin_group = None
+                return
+            reqs = {(it.request.key.principal, it.request.key.key): it for it in items}
+            claimed = uow.idempotency.claim_many([(p, k, it.request.key.fingerprint) for (p, k), it in reqs.items()])
+            mine = [(it, claimed[pk]) for pk, it in reqs.items() if pk in claimed]
+            for pk, it in reqs.items():
+                if pk not in claimed:
+                    it.alone()  # a replay, or a key used meanwhile: the single-spin path answers it
+            if not mine:
+                return
+            found = uow.machines.lock_many([it.request.asset for it, _ in mine])
+            codes = [c for m in found.values() for c in (
+                accounts.machine_credits(m.asset_number), accounts.machine_restricted(m.asset_number),
+                accounts.machine_nonrestricted(m.asset_number), accounts.machine_hold(m.asset_number))]
+            uow.ledger.hold(codes, entries=len(mine))
+            carded = uow.machines.carded_many([m.id for m in found.values()])
+            for asset, m in found.items():
+                cashable = uow.ledger.held(accounts.machine_credits(asset))
+                if cashable is not None:  # else get_for_play reads it alone (and names the missing account)
+                    meters = promo.Credits(cashable, uow.ledger.held(accounts.machine_restricted(asset)) or 0,
+                                           uow.ledger.held(accounts.machine_nonrestricted(asset)) or 0)
+                    uow.machines.prepared[asset] = (m, meters, m.id in carded)
+            refused: list[int] = []
+            played: list[tuple[Item[SpinRequest], SpinResult]] = []
+            for it, record_id in mine:
+                r = it.request
+                mark = uow.pending_writes()
+                try:
+                    out = self._play(uow, r.asset, r.bet)
+                except DomainError as e:
+                    if uow.pending_writes() != mark:
+                        raise  # refused after writing: the batch cannot keep the others (all run alone)
+                    it.fail(e)
+                    refused.append(record_id)
+                    continue
+                code = r.key.status(out) if callable(r.key.status) else r.key.status
+                uow.idempotency.complete(record_id, code, out.model_dump(mode="json"))
+                played.append((it, out))
+            uow.idempotency.release(refused)
+            uow.commit()
+        for it, out in played:
+            it.done(Once(out, False))
+            self.ctx.metrics.game_played(out.bet["won"], out.total_win)
+
+    def _play(self, uow, asset: str, bet: dict) -> SpinResult:
+        """One game on ``asset`` inside the caller's transaction (the use case :meth:`spin` runs once per key)."""
+        # the machine's row lock, then its credits and whether a player is carded in (two statements)
+        m, meters, carded = uow.machines.get_for_play(asset)
+        before = meters.cashable
+        _active(m)
+        require_mode(m.outcome_source, "server", asset)  # a machine-mode machine reports its own games
+        game = self.games.load(m.game_id)
+        try:
+            option = game.resolve_bet(lines=bet.get("lines"), reels=bet.get("reels"), multiplier=bet.get("multiplier"))
+            choice = game.resolve_choice(bet.get("choice"))
+        except InvalidBet as e:
+            raise ValidationFailed(e.message, field=e.field) from None
+        bet_won = credits_to_won(option.credits, m.denomination)
+        if m.max_bet is not None and bet_won > m.max_bet:  # the machine's configured maximum bet (won)
+            raise ValidationFailed(f"bet ₩{bet_won:,} is above this machine's maximum bet ₩{m.max_bet:,}",
+                                   field="multiplier", max_bet=m.max_bet)
+        split = stake(bet_won, meters)  # restricted first, then non-restricted, then cashable
+        outcome = play(game, option, self.ctx.rng, m.variation or None, choice)
+        # award guard: an award above the game's maximum is never credited; the machine locks
+        guard = None
+        win_total_won = credits_to_won(outcome.total_win_credits, m.denomination)
+        if outcome.exceeds_max_award:
+            guard = {"win_credits": outcome.total_win_credits, "max_award_credits": outcome.max_award_credits,
+                     "win_won": win_total_won, "stops": list(outcome.stops)}
+        win_won = 0 if guard else win_total_won
+        game_number = m.game_seq + 1
+        od = outcome.to_dict()
+        acc = account_game(uow, self.ctx, self.play_ports, m, meters=meters, carded=carded, option=option,
+                           split=split, bet_won=bet_won, win_won=win_won, outcome=outcome, od=od,
+                           game_number=game_number, guard=guard, game_id=game.id)
+        return SpinResult(
+            machine=asset, game_number=game_number, game=game.id, denomination=m.denomination,
+            bet={**option.to_dict(), "won": bet_won}, stops=od["stops"], window=od["window"], wins=od["wins"],
+            free_games_awarded=outcome.free_games_awarded, choice=outcome.choice, free_games=od["free_games"],
+            progressive=list(outcome.progressive), award_guard=guard,
+            total_win_credits=outcome.total_win_credits, total_win=win_won, jackpots=acc["jackpots"],
+            credits_before=before, credits=acc["credits"], stake=split.to_dict(),
+            restricted_credits=meters.restricted - split.restricted,
+            nonrestricted_credits=meters.nonrestricted - split.nonrestricted,
+            promo_credits=meters.promotional - split.promotional, entry=acc["entry"], player=acc["player"],
+        )
 
     # ------------------------------------------------------------ cash-out
     def cash_out(self, principal: Principal, asset: str, key: OnceKey) -> Once[CashOutResult]:

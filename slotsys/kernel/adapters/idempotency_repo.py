@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -20,6 +20,14 @@ _CLAIM = {
     for name, ins in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
 }
 _COMPLETE = update(_T).where(_T.c.id == bindparam("rid"))
+# group commit (PostgreSQL): a batch's keys claimed in one statement, in (principal, key) order (two batches
+# claiming overlapping keys wait on each other in one order: no deadlock); the refused requests' claims released
+_CLAIM_MANY_PG = text(
+    "INSERT INTO idempotency_records (principal, key, fingerprint, created_at) "
+    "SELECT * FROM unnest(CAST(:principals AS varchar[]), CAST(:keys AS varchar[]), CAST(:fingerprints AS varchar[]), "
+    "CAST(:ats AS timestamptz[])) AS c(principal, key, fingerprint, created_at) ORDER BY principal, key "
+    "ON CONFLICT (principal, key) DO NOTHING RETURNING id, principal, key")
+_RELEASE_PG = text("DELETE FROM idempotency_records WHERE id = ANY(CAST(:ids AS bigint[]))")
 
 
 class IdempotencyRepo:
@@ -36,6 +44,24 @@ class IdempotencyRepo:
         stmt = _CLAIM[dialect] if dialect in _CLAIM else _CLAIM["sqlite"]
         params = {"principal": principal, "key": key, "fingerprint": fingerprint, "created_at": utcnow()}
         return self.s.connection().execute(stmt, params).scalar_one_or_none()
+
+    def claim_many(self, claims: list[tuple[str, str, str]]) -> dict[tuple[str, str], int]:
+        """:meth:`claim` for several (principal, key, fingerprint) at once (PostgreSQL, one statement): the record
+        id of each one claimed, by (principal, key); a key already taken is absent (after waiting, like
+        :meth:`claim`, for a concurrent uncommitted claim of it to end)."""
+        if not claims:
+            return {}
+        now = utcnow()
+        rows = self.s.connection().execute(_CLAIM_MANY_PG, {
+            "principals": [c[0] for c in claims], "keys": [c[1] for c in claims],
+            "fingerprints": [c[2] for c in claims], "ats": [now] * len(claims)})
+        return {(r.principal, r.key): int(r.id) for r in rows}
+
+    def release(self, record_ids: list[int]) -> None:
+        """Drop claims of this transaction whose requests were refused (so they may be retried with the same key),
+        with the commit when the transaction defers its writes."""
+        if record_ids:
+            execute_or_defer(self.s, _RELEASE_PG, {"ids": list(record_ids)})
 
     def get(self, principal: str, key: str) -> IdempotencyRecord | None:
         return self.s.scalar(

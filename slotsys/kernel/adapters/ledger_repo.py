@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections import deque
+from typing import Iterable
 
 from sqlalchemy import BigInteger, and_, bindparam, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotsys.kernel.adapters.db import Account, JournalEntryRow, PostingRow, utcnow
-from slotsys.kernel.adapters.write_behind import execute_or_defer
+from slotsys.kernel.adapters.write_behind import defer_first, execute_or_defer
 from slotsys.kernel.errors import InsufficientFunds, NotFound
 from slotsys.kernel.ledger import AccountType, JournalEntry
 
@@ -54,6 +56,28 @@ p AS (INSERT INTO postings (entry_id, account_id, amount, memo)
 SELECT (SELECT id FROM e) AS entry_id, (SELECT array_agg(id) FROM upd) AS ids, (SELECT array_agg(after) FROM upd) AS afters
 """)
 
+# Group commit (``LedgerRepo.hold``): the batch's accounts locked in one statement (id order, as above) with as many
+# journal entry ids reserved as it will post, and every entry of the batch written by one statement with the commit
+# (balances moved by each account's net over the batch: an UPDATE … FROM applies one row per account).
+_HOLD_PG = text(
+    "SELECT id, balance, normal_sign, non_negative, (SELECT array_agg(nextval(pg_get_serial_sequence("
+    "'journal_entries', 'id'))) FROM generate_series(1, :n)) AS entry_ids "
+    "FROM accounts WHERE id = ANY(CAST(:acc_ids AS integer[])) ORDER BY id FOR NO KEY UPDATE")
+_RESERVE_ENTRY_IDS_PG = text(
+    "SELECT nextval(pg_get_serial_sequence('journal_entries', 'id')) FROM generate_series(1, :n)")
+_WRITE_ENTRIES_PG = text("""
+WITH v AS (SELECT * FROM unnest(CAST(:acc_ids AS integer[]), CAST(:deltas AS bigint[])) AS v(account_id, delta)),
+upd AS (UPDATE accounts a SET balance = a.balance + v.delta FROM v WHERE a.id = v.account_id),
+e AS (INSERT INTO journal_entries (id, kind, memo, refs, created_at)
+      SELECT * FROM unnest(CAST(:e_ids AS bigint[]), CAST(:e_kinds AS varchar[]), CAST(:e_memos AS varchar[]),
+                           CAST(:e_refs AS json[]), CAST(:e_at AS timestamptz[])))
+INSERT INTO postings (entry_id, account_id, amount, memo)
+SELECT x.entry_id, x.account_id, x.amount, x.memo
+FROM unnest(CAST(:p_entries AS bigint[]), CAST(:p_accounts AS integer[]), CAST(:p_amounts AS bigint[]),
+            CAST(:p_memos AS varchar[])) WITH ORDINALITY AS x(entry_id, account_id, amount, memo, ord)
+ORDER BY x.ord
+""")
+
 
 class LedgerRepo:
     # Account ids never change once created: cache code → id per database for the process.
@@ -66,11 +90,17 @@ class LedgerRepo:
         # reported it (the row stays locked until the transaction ends, so it cannot change under us)
         self._after: dict[str, int] = {}
         self._created: dict[str, int] = {}  # accounts this transaction created (ids cached once committed)
+        self._held: dict[int, list] = {}  # group commit: account id → [balance, normal_sign, non_negative] locked
+        self._reserved: deque[int] = deque()  # group commit: journal entry ids reserved, not posted yet
+        self._batch: dict | None = None  # group commit: the parameters of _WRITE_ENTRIES_PG, filled by post()
 
     def forget(self, *, committed: bool = False) -> None:
         """End of the transaction: drop the balances remembered from its postings; the ids of the
         accounts it created join the process-wide cache if it ``committed``, else are forgotten."""
         self._after.clear()
+        self._held.clear()
+        self._reserved.clear()
+        self._batch = None
         if committed:
             self._ids.update(self._created)
         self._created.clear()
@@ -129,6 +159,8 @@ class LedgerRepo:
         self._prefetch_ids({p.account for p in entry.postings})
         ids = {p.account: self.account_id(p.account) for p in entry.postings}
         conn = self.s.connection()
+        if self._batch is not None:
+            return self._post_held(conn, entry, net, ids, labels)
         if conn.dialect.name == "postgresql":
             return self._post_two_statements(conn, entry, net, ids, labels)
         after: dict[str, int] = {}
@@ -188,6 +220,76 @@ class LedgerRepo:
             raise InsufficientFunds(f"{(labels or {}).get(code, code)} would go below zero", account=code) from None
         self._after.update({code_of[i]: int(a) for i, a in zip(row.ids or (), row.afters or ())})
         return int(row.entry_id)
+
+    # -- group commit (PostgreSQL)
+    def hold(self, codes: Iterable[str], *, entries: int) -> None:
+        """Group commit: lock the accounts ``codes`` (those that exist) until the transaction ends, in one statement
+        and in id order (the lock order of every entry), and reserve ``entries`` journal entry ids. From then on
+        :meth:`post` checks each entry against the locked balances in memory (same refusals and messages) and
+        keeps it; all of them are written by one statement that goes first among the transaction's deferred writes,
+        with the commit. The transaction must defer its writes (``SqlUnitOfWork.write_behind``); PostgreSQL only.
+        An entry on an account not held locks it then (after the others: callers hold every account they can)."""
+        codes = set(codes)
+        self._prefetch_ids(codes)
+        acc_ids = sorted({i for i in (self._ids.get(c) or self._created.get(c) for c in codes) if i is not None})
+        self._lock_held(self.s.connection(), acc_ids, reserve=entries)
+        self._batch = {"acc_ids": [], "deltas": [], "e_ids": [], "e_kinds": [], "e_memos": [], "e_refs": [],
+                       "e_at": [], "p_entries": [], "p_accounts": [], "p_amounts": [], "p_memos": []}
+        if not defer_first(self.s, _WRITE_ENTRIES_PG, self._batch):
+            raise RuntimeError("LedgerRepo.hold needs a transaction that defers its writes (PostgreSQL)")
+
+    def pending_entries(self) -> int:
+        """How many entries :meth:`hold`'s batch has kept for the commit (0 outside a batch)."""
+        return len(self._batch["e_ids"]) if self._batch is not None else 0
+
+    def held(self, code: str) -> int | None:
+        """The normal balance (won) of a held account as this transaction leaves it so far; None if not held."""
+        acc_id = self._ids.get(code) or self._created.get(code)
+        row = self._held.get(acc_id) if acc_id is not None else None
+        return None if row is None else row[0] * row[1]
+
+    def _lock_held(self, conn, acc_ids: list[int], *, reserve: int = 0) -> None:
+        """Lock ``acc_ids`` (id order) into :attr:`_held`, reserving ``reserve`` entry ids in the same statement."""
+        if acc_ids:
+            for i, (acc_id, balance, sign, non_negative, entry_ids) in enumerate(
+                    conn.execute(_HOLD_PG, {"acc_ids": acc_ids, "n": reserve})):
+                self._held[acc_id] = [int(balance), int(sign), bool(non_negative)]
+                if i == 0 and entry_ids:
+                    self._reserved.extend(int(e) for e in entry_ids)
+
+    def _post_held(self, conn, entry: JournalEntry, net: dict[str, int], ids: dict[str, int],
+                   labels: dict[str, str] | None) -> int:
+        """:meth:`post` under :meth:`hold`: checked against the held balances (the first short account in id order
+        refuses the entry, which then changes nothing), kept for the one write statement with the commit."""
+        moved = sorted(net, key=lambda c: ids[c])
+        self._lock_held(conn, [ids[c] for c in moved if ids[c] not in self._held])
+        for code in moved:
+            balance, sign, non_negative = self._held[ids[code]]
+            if non_negative and (balance + net[code]) * sign < 0:
+                raise InsufficientFunds(f"{(labels or {}).get(code, code)} would go below zero", account=code)
+        for code in moved:
+            row = self._held[ids[code]]
+            row[0] += net[code]
+            self._after[code] = row[0] * row[1]
+        entry_id = self._reserved.popleft() if self._reserved else int(
+            conn.execute(_RESERVE_ENTRY_IDS_PG, {"n": 1}).scalar_one())
+        b = self._batch
+        assert b is not None
+        deltas = dict(zip(b["acc_ids"], b["deltas"]))
+        for code in moved:
+            deltas[ids[code]] = deltas.get(ids[code], 0) + net[code]
+        b["acc_ids"], b["deltas"] = list(deltas), list(deltas.values())
+        b["e_ids"].append(entry_id)
+        b["e_kinds"].append(entry.kind)
+        b["e_memos"].append(entry.memo[:200])
+        b["e_refs"].append(json.dumps(entry.refs))
+        b["e_at"].append(utcnow())
+        for p in entry.postings:
+            b["p_entries"].append(entry_id)
+            b["p_accounts"].append(ids[p.account])
+            b["p_amounts"].append(p.amount)
+            b["p_memos"].append(p.memo[:80])
+        return entry_id
 
     # -- audit
     def audit(self) -> dict:

@@ -66,6 +66,12 @@ class SqlUnitOfWork:
         rows back before committing (the spin)."""
         return wb.start(self.session)
 
+    def pending_writes(self) -> tuple[int, int, int]:
+        """What this transaction holds for its commit: (deferred statements, ledger entries kept by a group commit,
+        ORM objects new or changed). Equal before and after a step: the step wrote nothing."""
+        queue = self.session.info.get(wb.WRITE_BEHIND) or ()
+        return len(queue), self.ledger.pending_entries(), len(self.session.new) + len(self.session.dirty)
+
     def commit(self) -> None:
         wb.send_with_commit(self.session)
         # Outside the pipeline (after a pipelined COMMIT the server is idle and this sends nothing):

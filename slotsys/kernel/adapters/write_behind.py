@@ -37,6 +37,17 @@ def execute_or_defer(session, stmt, params, *, allowed: bool = True) -> None:
         queue.append((stmt, params))
 
 
+def defer_first(session, stmt, params) -> bool:
+    """Queue ``stmt`` ahead of every deferred write (the group commit's ledger entries, which the later writes'
+    foreign keys name); ``params`` is read when it is sent, so its owner may still fill it. False (nothing
+    queued) when the session does not defer its writes."""
+    queue = session.info.get(WRITE_BEHIND)
+    if queue is None:
+        return False
+    queue.insert(0, (stmt, params))
+    return True
+
+
 def start(session) -> bool:
     """Queue this session's deferred writes until the commit; False (nothing changes) off PostgreSQL."""
     if session.get_bind().dialect.name != "postgresql":
