@@ -280,6 +280,17 @@ def cpu_per_op(before: dict, after: dict, ops: int) -> dict[str, float]:
     return {r: v * 1000 / max(1, ops) for r, v in sorted(by_role.items(), key=lambda kv: -kv[1])}
 
 
+def spin_batches(exposition: str) -> tuple[float, float] | None:
+    """(group commits, spins in them) from a ``/metrics`` body's ``slotsys_spin_batch_size`` histogram, or None."""
+    count = total = None
+    for line in exposition.splitlines():
+        if line.startswith("slotsys_spin_batch_size_count"):
+            count = float(line.split()[-1])
+        elif line.startswith("slotsys_spin_batch_size_sum"):
+            total = float(line.split()[-1])
+    return (count, total) if count and total is not None else None
+
+
 def pgbench_spin(db_url: str, clients: int, seconds: float) -> float:
     """tps of the spin's own statements as one pgbench transaction, on the load machines' rows:
     machine row lock, idempotency claim, credits read, 2 account updates, journal entry, 2 postings,
@@ -431,6 +442,7 @@ def main() -> int:
         tok = httpx.post(base + "/api/v1/auth/login", json={"username": auditor["username"],  # after a backlog drains
                                                              "password": auditor["password"]}, timeout=120).json()["token"]
         audit = httpx.get(base + "/api/v1/audit/ledger", headers={"Authorization": f"Bearer {tok}"}, timeout=120).json()
+        batch = spin_batches(httpx.get(base + "/metrics", timeout=30).text)
         for p in procs:
             p.terminate()
         for p in procs:
@@ -477,6 +489,12 @@ def main() -> int:
               f"{audit.get('sum_of_balances')}, tickets agree {audit.get('tickets', {}).get('agrees')}, "
               f"{sum(1 for j in jp if j.get('agrees'))}/{len(jp)} jackpot levels agree, "
               f"players agree {audit.get('players', {}).get('agrees')})")
+        if batch:
+            print(f"group commit: {batch[1]:,.0f} spins in {batch[0]:,.0f} transactions = {batch[1] / batch[0]:.2f} spins "
+                  f"per transaction (slotsys_spin_batch_size; SLOTSYS_SPIN_GROUP_COMMIT_MAX="
+                  f"{os.environ.get('SLOTSYS_SPIN_GROUP_COMMIT_MAX', 'default')})")
+        else:
+            print("group commit: off (no slotsys_spin_batch_size samples)")
         print(f"bare GET /healthz through the same gunicorn: {base_rate:,.0f} req/s  → spins/s ratio {rate / base_rate:.1%}")
         print(f"pgbench, spin-shaped transaction on the same rows (16 clients): {tps:,.0f} tps  → spins/s ratio {rate / tps:.1%}")
         return 0 if audit.get("balanced") else 1

@@ -36,3 +36,11 @@ class PlaySettings(BaseSettings):
         description="on PostgreSQL, the most concurrent spins of one process run as one transaction (group commit: "
                     "one claim, one machine lock, one account lock and one write statement for the batch); 1: each "
                     "spin in a transaction of its own")
+    spin_group_commit_leaders: int = Field(
+        1, ge=1, le=16,
+        description="how many such batches one process runs at once (the database waits of one overlap the "
+                    "Python work of another); a machine is never in two at once")
+    spin_group_commit_lock_wait_ms: int = Field(
+        200, ge=1, le=60_000,
+        description="a batch waiting longer than this for a machine or account row another transaction holds "
+                    "gives up (PostgreSQL lock_timeout) and its spins run one by one, each waiting for its own rows")

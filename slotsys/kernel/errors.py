@@ -80,3 +80,9 @@ class HandpayRequired(Conflict):
 
     code = "handpay-required"
     title = "Cash-out above the ticket limit: handpay required"
+
+
+class LockWaitExceeded(Exception):
+    """A row lock was not granted within the wait the transaction set itself (``uow.limit_lock_wait``; PostgreSQL
+    ``lock_timeout``, SQLSTATE 55P03); the transaction was rolled back, nothing applied. Not a refusal: the caller
+    that set the limit runs the work again without it (the spin group commit), so it never reaches a client."""

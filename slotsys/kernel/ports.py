@@ -123,6 +123,10 @@ class Metrics(Protocol):
 
     def game_played(self, bet_won: int, win_won: int) -> None: ...
 
+    def spin_batch(self, size: int) -> None:
+        """A group commit of ``size`` spins (1: a spin alone) ran (``FloorService._spin_batch``)."""
+        ...
+
     def ticket_redeemed(self, channel: str, amount_won: int) -> None:
         """``channel``: cage | kiosk | machine."""
         ...
@@ -138,6 +142,9 @@ class NullMetrics:
     """Counts nothing (tests, tools): the default of a :class:`~slotsys.kernel.context.ServiceContext`."""
 
     def game_played(self, bet_won: int, win_won: int) -> None:
+        pass
+
+    def spin_batch(self, size: int) -> None:
         pass
 
     def ticket_redeemed(self, channel: str, amount_won: int) -> None:

@@ -12,6 +12,7 @@ Business counters are incremented **after the transaction commits** and **not** 
 
 * ``slotsys_spins_total``; ``slotsys_coin_in_won_total`` (won wagered); ``slotsys_coin_out_won_total`` (won
   paid by the games themselves; jackpots are counted apart);
+* ``slotsys_spin_batch_size`` (histogram): spins per group commit (``slotsys.kernel.group_commit``; 1 = alone);
 * ``slotsys_jackpot_awards_total{level}`` / ``slotsys_jackpot_awarded_won_total{level}``: hits the jackpot
   controller decided (counted when the fold that decides them commits, in the process that folds);
 * ``slotsys_ticket_redemptions_total{channel}`` / ``slotsys_ticket_redeemed_won_total{channel}``: TITO
@@ -50,6 +51,8 @@ JACKPOT_AWARDS = Counter("slotsys_jackpot_awards_total", "Jackpot hits decided b
 JACKPOT_WON = Counter("slotsys_jackpot_awarded_won_total", "Won awarded by jackpot hits", ["level"])
 REDEMPTIONS = Counter("slotsys_ticket_redemptions_total", "TITO tickets redeemed", ["channel"])
 REDEEMED_WON = Counter("slotsys_ticket_redeemed_won_total", "Won paid for redeemed TITO tickets", ["channel"])
+SPIN_BATCH = Histogram("slotsys_spin_batch_size", "Spins per group commit (concurrent spins of one process run as "
+                       "one transaction; 1: a spin alone)", buckets=(1, 2, 4, 8, 16, 32, 64))
 EVENTS_REFUSED = Counter("slotsys_machine_events_refused_total",
                          "Machine event reports refused for an unknown kind or SAS code", ["field"])
 
@@ -70,6 +73,9 @@ class PrometheusMetrics:
         SPINS.inc()
         COIN_IN.inc(bet_won)
         COIN_OUT.inc(win_won)
+
+    def spin_batch(self, size: int) -> None:
+        SPIN_BATCH.observe(size)
 
     def ticket_redeemed(self, channel: str, amount_won: int) -> None:
         REDEMPTIONS.labels(channel).inc()

@@ -5,6 +5,7 @@ refused alone, replayed from its own stored answer; a batch that fails runs its 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -215,4 +216,52 @@ def test_a_batch_that_fails_runs_its_spins_again_alone(pg_app, pg_api, monkeypat
         assert uow.session.scalar(select(func.count()).select_from(GameRound).where(GameRound.machine_id == mid)) \
             == len(before[broken]["numbers"])
         assert uow.session.scalar(select(Machine.status).where(Machine.id == mid)) == "active"
+    assert pg_api.audit()["balanced"]
+
+
+def test_a_machine_row_held_elsewhere_delays_only_that_machine(pg_app, pg_api):
+    """Another transaction holds M003's row for 2 s: the batches give up waiting for it within the lock wait
+    (SLOTSYS_SPIN_GROUP_COMMIT_LOCK_WAIT_MS, 200 ms) and M003's spin runs alone, waiting for its own row only;
+    the other machines keep playing meanwhile, and every spin applies once."""
+    svc = pg_app.extensions["slotsys"]
+    assets = [f"M{n:03d}" for n in range(1, 9)]
+    held = "M003"
+    for a in assets:
+        _bill_in(pg_api, a)
+    before = _state(svc, assets)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_row() -> None:
+        with svc.uow() as uow:
+            uow.session.execute(select(Machine.id).where(Machine.asset_number == held).with_for_update())
+            locked.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_row)
+    holder.start()
+    assert locked.wait(10)
+    finished: dict[str, float] = {}
+    t0 = time.monotonic()
+    start = threading.Barrier(len(assets))
+
+    def run(asset: str) -> None:
+        start.wait()
+        for _ in range(6):
+            _spin(svc, asset, uuid.uuid4().hex)
+        finished[asset] = time.monotonic() - t0
+
+    with ThreadPoolExecutor(max_workers=len(assets)) as pool:
+        jobs = [pool.submit(run, a) for a in assets]
+        time.sleep(2.0)
+        others_done = {a for a in assets if a in finished}
+        release.set()
+        for j in jobs:
+            j.result(timeout=60)
+    holder.join(10)
+    assert others_done == set(assets) - {held}, finished  # they did not wait for M003's row
+    assert finished[held] >= 2.0
+    after = _state(svc, assets)
+    for a in assets:
+        assert after[a]["games"] - before[a]["games"] == 6
+        assert after[a]["numbers"][-6:] == list(range(before[a]["seq"] + 1, before[a]["seq"] + 7))
     assert pg_api.audit()["balanced"]

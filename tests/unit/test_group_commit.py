@@ -139,6 +139,45 @@ def test_many_threads_each_get_their_answer_and_none_is_lost():
     assert g.submit("after", conflict="z") == ("after", len(rec.batches))  # idle again: the next one leads at once
 
 
-def test_max_batch_must_be_positive():
+def test_two_leaders_run_two_batches_at_once_and_a_key_is_never_in_both():
+    """max_leaders=2: batches overlap (their database waits would), yet one conflict key is in at most one running
+    batch and its requests keep their order."""
+    live: set = set()
+    overlap: list = []
+    lock = threading.Lock()
+    rec = Recorder(hold=0.002)
+
+    def run(items: list[Item]) -> None:
+        keys = {it.conflict for it in items}
+        with lock:
+            overlap.append(keys & live)
+            live.update(keys)
+        rec(items)
+        with lock:
+            live.difference_update(keys)
+
+    g = GroupCommit(run, max_batch=4, max_leaders=2)
+
+    def client(t: int) -> list:
+        return [g.submit((t, i), conflict=t % 5) for i in range(30)]
+
+    with ThreadPoolExecutor(40) as pool:
+        results = [f.result(timeout=60) for f in [pool.submit(client, t) for t in range(40)]]
+    assert rec.most_running == 2
+    assert not any(overlap)
+    for t, got in enumerate(results):
+        assert [a[0] for a in got] == [(t, i) for i in range(30)]
+    per_key: dict = {}
+    for b in rec.batches:
+        for t, i in b:
+            per_key.setdefault(t % 5, []).append((t, i))
+    for t in range(40):  # within a key, a client's requests ran in its order
+        mine = [r for r in per_key[t % 5] if r[0] == t]
+        assert mine == sorted(mine)
+
+
+def test_max_batch_and_leaders_must_be_positive():
     with pytest.raises(ValueError):
         GroupCommit(lambda items: None, max_batch=0)
+    with pytest.raises(ValueError):
+        GroupCommit(lambda items: None, max_batch=4, max_leaders=0)

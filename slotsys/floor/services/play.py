@@ -20,7 +20,7 @@ from slotsys.floor.services.ports import Games, JackpotPort, LoyaltyPort, Ticket
 from slotsys.kernel import accounts
 from slotsys.kernel import ledger as L
 from slotsys.kernel import credits as promo
-from slotsys.kernel.errors import DomainError, InsufficientFunds, MachineLocked, ValidationFailed
+from slotsys.kernel.errors import DomainError, InsufficientFunds, LockWaitExceeded, MachineLocked, ValidationFailed
 from slotsys.floor.domain.evaluator import spin as play
 from slotsys.floor.domain.game import InvalidBet
 from slotsys.floor.domain.machine_reports import require_mode
@@ -190,11 +190,15 @@ class FloorService:
         self.games = games
         self.tickets = tickets
         self.play_ports = PlayPorts(games=games, jackpots=jackpots, loyalty=loyalty)
-        group_max = (settings or PlaySettings()).spin_group_commit_max
+        settings = settings or PlaySettings()
+        group_max = settings.spin_group_commit_max
         faults = getattr(ctx.settings, "fault_delay_ms", 0) or getattr(ctx.settings, "fault_delay_after_commit_ms", 0)
         # group commit of concurrent spins (PostgreSQL; off when a test holds requests open mid-transaction)
-        self.spin_group: GroupCommit[SpinRequest] | None = (
-            GroupCommit(self._spin_batch, max_batch=group_max) if group_max > 1 and not faults else None)
+        self.group_lock_wait_ms = settings.spin_group_commit_lock_wait_ms
+        self.spin_group: GroupCommit[SpinRequest] | None = None
+        if group_max > 1 and not faults:
+            self.spin_group = GroupCommit(self._spin_batch, max_batch=group_max,
+                                          max_leaders=settings.spin_group_commit_leaders)
 
     # ------------------------------------------------------------ bill-in
     def bill_in(self, principal: Principal, asset: str, amount: object, key: OnceKey) -> Once[BillInResult]:
@@ -252,11 +256,18 @@ class FloorService:
                 return once
         return self._spin_alone(SpinRequest(asset, bet, key))
 
-    def _spin_alone(self, r: SpinRequest) -> Once[SpinResult]:
-        """One spin in its own transaction: exactly once per key (:func:`run_once`)."""
+    def _spin_alone(self, r: SpinRequest, lock_wait_ms: int | None = None) -> Once[SpinResult]:
+        """One spin in its own transaction: exactly once per key (:func:`run_once`). ``lock_wait_ms``: give up
+        (and roll back) when the machine's rows are not granted within it (the group's leader, which others wait
+        for)."""
+
+        def fn(uow) -> SpinResult:
+            if lock_wait_ms is not None:
+                uow.limit_lock_wait(lock_wait_ms)
+            return self._play(uow, r.asset, r.bet)
+
         # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
-        once = run_once(self.ctx, r.key, lambda uow: self._play(uow, r.asset, r.bet), result=SpinResult,
-                        write_behind=True)
+        once = run_once(self.ctx, r.key, fn, result=SpinResult, write_behind=True)
         if not once.replayed:  # after the commit; nothing for a replay
             self.ctx.metrics.game_played(once.result.bet["won"], once.result.total_win)
         return once
@@ -274,17 +285,23 @@ class FloorService:
         (or one another request holds) and every spin of a batch that fails in any other way is answered
         ``alone``, to run again on the single-spin path (nothing of the batch was committed; exactly-once holds
         there as everywhere)."""
+        self.ctx.metrics.spin_batch(len(items))
         if len(items) == 1:  # nobody to share a transaction with: the single-spin path, run by the leader so
             it = items[0]     # that the spins arriving meanwhile queue up for the next batch
             try:
-                it.done(self._spin_alone(it.request))
-            except Exception as e:  # noqa: BLE001 - raised again in the spin's own thread
+                it.done(self._spin_alone(it.request, lock_wait_ms=self.group_lock_wait_ms))
+            except LockWaitExceeded:  # rolled back: its rows are held elsewhere; it runs alone, outside the
+                it.alone()            # group, where it waits for nobody but itself
+            except Exception as e:  # noqa: BLE001 - refused or failed: raised again in the spin's own thread
                 it.fail(e)
             return
         with self.ctx.uow() as uow:
             if not uow.write_behind():  # not PostgreSQL: every spin alone, and no more batches in this process
                 self.spin_group = None
                 return
+            # a machine or account row another transaction holds fails the batch soon, not every spin behind it:
+            # its spins then run alone, each waiting only for its own rows
+            uow.limit_lock_wait(self.group_lock_wait_ms)
             reqs = {(it.request.key.principal, it.request.key.key): it for it in items}
             claimed = uow.idempotency.claim_many([(p, k, it.request.key.fingerprint) for (p, k), it in reqs.items()])
             mine = [(it, claimed[pk]) for pk, it in reqs.items() if pk in claimed]
