@@ -247,6 +247,10 @@ class FloorService:
         Ledger: one entry, ``Dr`` each meter staked / ``Cr machine:<a>:hold``, then the win ``Dr hold / Cr
         machine:<a>:credits``; meters ``restricted_played`` / ``nonrestricted_played`` count the promotional part
         of coin-in.
+
+        Transactions: on PostgreSQL the spin joins the process's group commit (:meth:`_spin_batch`, docs/decisions/
+        0012): spins of other machines arriving at the same moment share its transaction; its answer, errors and
+        exactly-once are those of a spin alone.
         """
         require_machine(principal, asset)
         if self.spin_group is not None:
