@@ -11,8 +11,9 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
+from jackpot_controller.adapters.tables import JackpotWager
 from slotsys.floor.adapters.tables import GameRound, Machine
 from slotsys.kernel.adapters.db import IdempotencyRecord, JournalEntryRow
 from slotsys.kernel.context import Principal
@@ -70,13 +71,30 @@ def test_concurrent_spins_of_many_machines_share_transactions_and_each_applies_o
             once = _spin(svc, asset, uuid.uuid4().hex)
             answers[asset].append(once)
 
-    with ThreadPoolExecutor(max_workers=len(assets)) as pool:
-        list(pool.map(play, assets))
+    sent: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany):
+        sent.append(statement)
+
+    engine = svc.uow.engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        with ThreadPoolExecutor(max_workers=len(assets)) as pool:
+            list(pool.map(play, assets))
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
 
     # spins were batched: fewer transactions than spins led through the group
     batches, items = group.batches - batches0, group.items - items0
     assert items == 25 * len(assets)
     assert batches < items * 0.8, (batches, items)
+    # a batch's wagers, meters, rounds and stored answers go as multi-row writes in one statement: one
+    # statement writing wagers per transaction, not one per spin
+    wager_writes = [s for s in sent if "INSERT INTO jackpot_wagers" in s]
+    assert len(wager_writes) == batches, (len(wager_writes), batches)
+    multi = [s for s in wager_writes if "unnest(" in s]
+    assert multi and all("UPDATE machines" in s and "INSERT INTO game_rounds" in s
+                         and "UPDATE idempotency_records" in s for s in multi)
     after = _state(svc, assets)
     for a in assets:
         got = answers[a]
@@ -101,6 +119,20 @@ def test_concurrent_spins_of_many_machines_share_transactions_and_each_applies_o
     assert len({o.result.entry for g in answers.values() for o in g}) == 25 * len(assets)
     assert stored >= 25 * len(assets)
     assert pg_api.audit()["balanced"]
+    # the jackpot controller's queue holds each game once, in each machine's play order (the fold order)
+    with svc.uow(readonly=True) as uow:
+        for a in assets:
+            wagered = list(uow.session.scalars(select(JackpotWager.game_number).where(JackpotWager.asset == a)
+                                               .order_by(JackpotWager.id)))
+            first = before[a]["seq"] + 1
+            assert wagered[-25:] == list(range(first, first + 25)), a
+        # the rounds written by the multi-row INSERT are the games answered (JSON columns included)
+        m = uow.machines.get(assets[0])
+        rounds = {r.game_number: r for r in uow.session.scalars(select(GameRound).where(GameRound.machine_id == m.id))}
+        for o in answers[assets[0]]:
+            r = rounds[o.result.game_number]
+            assert (r.outcome["stops"], r.bet_won, r.win_won, r.credits_after, r.entry_id) == (
+                o.result.stops, o.result.bet["won"], o.result.total_win, o.result.credits, o.result.entry)
     # a replay of any of them answers the stored result and moves nothing
     a = assets[3]
     once = answers[a][7]

@@ -127,11 +127,12 @@ class MachineRepo:
     def add_meters(self, machine: Machine | int, *, set_values: dict | None = None, **deltas: int) -> None:
         """Add ``deltas`` to the machine's meters (won / counts) and set ``set_values`` columns,
         in one UPDATE (Core: no ORM flush on the spin path). Given the loaded ``Machine``, its
-        ``set_values`` attributes are updated in memory too, without a second UPDATE."""
+        ``set_values`` attributes are updated in memory too, without a second UPDATE. Every meter named is in
+        the statement, zero or not, so one call site has one statement shape (a group commit's spins then update
+        their machines in one multi-row UPDATE); nothing is sent when every delta is zero and nothing is set."""
         machine_id = machine if isinstance(machine, int) else machine.id
-        deltas = {k: v for k, v in deltas.items() if v}
         sets = set_values or {}
-        if deltas or sets:
+        if any(deltas.values()) or sets:
             shape = (tuple(sorted(deltas)), tuple(sorted(sets)))
             stmt = _METER_UPDATES.get(shape)
             if stmt is None:  # one compiled statement per shape (a handful: spin, bill-in, ticket ...)
