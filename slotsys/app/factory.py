@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import secrets
 import time
-import uuid
 
 import structlog
 from apiflask import APIFlask
@@ -24,14 +25,17 @@ log = structlog.get_logger("slotsys.http")
 PUBLIC_ENDPOINTS = {"staff.login", "players.login", "screens.jackpot_stream"}  # every other /api/v1 endpoint needs a key or a token
 
 
-def _nul_in_url() -> str | None:
+def _nul_in_url(req) -> str | None:
     """The path variable or query parameter holding a NUL character, if any."""
-    for name, value in (request.view_args or {}).items():
+    for name, value in (req.view_args or {}).items():
         if isinstance(value, str) and "\x00" in value:
             return name
-    if "\x00" in request.path:
+    if "\x00" in req.path:
         return "path"
-    for name, value in request.args.items(multi=True):
+    qs = req.environ.get("QUERY_STRING", "")
+    if "\x00" not in qs and "%00" not in qs:  # a NUL reaches a value only raw or as %00: no query to parse
+        return None
+    for name, value in req.args.items(multi=True):
         if "\x00" in name or "\x00" in value:
             return name.replace("\x00", "") or "query"
     return None
@@ -40,6 +44,7 @@ def _nul_in_url() -> str | None:
 def create_app(settings: Settings | None = None) -> APIFlask:
     settings = settings or get_settings()
     configure_logging(settings.log_json, settings.log_level)
+    log_requests = getattr(logging, settings.log_level.upper(), logging.INFO) <= logging.INFO  # the INFO line per request
     app = APIFlask("slotsys", title="Slot floor & jackpot system", version="1.0", spec_path="/openapi.json",
                    docs_path="/docs")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
@@ -88,47 +93,53 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     @app.before_request
     def _start():
+        req = request._get_current_object()  # type: ignore[attr-defined]  # the proxy resolved once, not per use
         g.t0 = time.perf_counter()
         g.queue_wait = admission.queue_wait_s()  # behind AdmissionWorker, which already refused it if too long
-        rid = request.headers.get("X-Request-ID") or uuid.uuid4().hex
-        g.request_id = rid[:100]
+        rid = req.headers.get("X-Request-ID") or secrets.token_hex(16)  # 32 hex digits, as uuid4().hex
+        g.request_id = rid = rid[:100]
+        path, endpoint, view_args = req.path, req.endpoint, req.view_args
         structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(request_id=g.request_id, method=request.method, path=request.path)
-        bind_machine((request.view_args or {}).get("asset"))  # every log line of a machine's request names it
-        if request.path.startswith("/api/v1/") and request.endpoint and request.endpoint not in PUBLIC_ENDPOINTS:
+        structlog.contextvars.bind_contextvars(request_id=rid, method=req.method, path=path)
+        bind_machine((view_args or {}).get("asset"))  # every log line of a machine's request names it
+        if path.startswith("/api/v1/") and endpoint and endpoint not in PUBLIC_ENDPOINTS:
             p = principal()  # authenticate before the body is even parsed: 401 comes first
             if p.kind == "machine":
                 bind_machine(p.name)
-        nul = _nul_in_url()
+        nul = _nul_in_url(req)
         if nul:  # PostgreSQL text cannot hold NUL: refuse it before any lookup
             return problems.problem(400, "Bad request", f"{nul} must not contain the NUL character",
                                     code="malformed-url", field=nul)
-        bad_id = guards.path_id_out_of_range(request.url_rule, request.view_args)
+        bad_id = guards.path_id_out_of_range(req.url_rule, view_args)
         if bad_id:  # the id columns are INTEGER: never hand the database a number it cannot hold
             return problems.problem(422, "The request is not valid", f"{bad_id} must be between 1 and {guards.MAX_ID:,}",
                                     code="validation-failed", field=bad_id)
         # body_length: Content-Length, or a chunked body read to at most the limit + 1 bytes (413 above it)
-        if request.method in ("POST", "PUT", "PATCH") and request.body_length() > 0 and not request.is_json:
-            return problems.problem(415, "Unsupported media type", "send the body as application/json (UTF-8)",
-                                    code="unsupported-media-type", field="Content-Type")
-        if request.method in ("POST", "PUT", "PATCH") and request.body_length() > 0:
-            request.get_json()  # parsed (and cached) before any route: malformed, non-UTF-8, duplicate keys → 400
+        if req.method in ("POST", "PUT", "PATCH") and req.body_length() > 0:
+            if not req.is_json:
+                return problems.problem(415, "Unsupported media type", "send the body as application/json (UTF-8)",
+                                        code="unsupported-media-type", field="Content-Type")
+            req.get_json()  # parsed (and cached) before any route: malformed, non-UTF-8, duplicate keys → 400
 
     @app.after_request
     def _finish(resp):
-        resp.headers["X-Request-ID"] = g.get("request_id", "")
-        endpoint = request.endpoint or "unknown"
-        elapsed = time.perf_counter() - g.get("t0", time.perf_counter())
-        wait = g.get("queue_wait")
-        metrics.observe_request(endpoint, resp.status_code, elapsed, wait)
-        p = g.get("principal")
-        queued = {} if wait is None else {"queue_ms": round(wait * 1000, 2)}  # behind AdmissionWorker only
+        req, gv = request._get_current_object(), g._get_current_object()  # type: ignore[attr-defined]
+        headers = resp.headers
+        headers["X-Request-ID"] = gv.get("request_id", "")
+        endpoint = req.endpoint
+        now = time.perf_counter()
+        elapsed = now - gv.get("t0", now)
+        wait = gv.get("queue_wait")
+        metrics.observe_request(endpoint or "unknown", resp.status_code, elapsed, wait)
+        p = gv.get("principal")
         # W3C Server-Timing: the client (a machine's log, a browser's dev tools, bench/floor_wrk.lua) sees both parts
-        resp.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}" + (
+        headers["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}" + (
             f", queue;dur={wait * 1000:.2f}" if wait is not None else "")
-        guards.security_headers(resp, request.endpoint)
-        log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2), **queued,
-                 principal=p.id if p else None)
+        guards.security_headers(resp, endpoint)
+        if log_requests:  # the request log line (INFO): its fields are built only when it is written
+            queued = {} if wait is None else {"queue_ms": round(wait * 1000, 2)}  # behind AdmissionWorker only
+            log.info("http.request", status=resp.status_code, ms=round(elapsed * 1000, 2), **queued,
+                     principal=p.id if p else None)
         return resp
 
     @app.error_processor

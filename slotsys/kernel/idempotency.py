@@ -93,17 +93,21 @@ def require_key(key: str | None) -> str:
     return key
 
 
-def run_once(ctx, request: OnceKey, fn: Callable[[Any], M], *, result: type[M], write_behind: bool = False) -> Once[M]:
+def run_once(ctx, request: OnceKey, fn: Callable[[Any], M], *, result: type[M], write_behind: bool = False,
+             lock_wait_ms: int | None = None) -> Once[M]:
     """Run ``fn(uow)`` once per (principal, key) in one transaction of ``ctx.uow`` and return its result.
 
     ``fn`` returns an instance of ``result`` (a pydantic model) and must not commit. ``write_behind``: the
     transaction batches its result-less writes until the commit (``fn`` must not read them back).
+    ``lock_wait_ms``: every lock wait of the transaction, the claim's included, is bounded by it (set by the claim
+    itself: :meth:`IdempotencyRepository.claim`); one not granted in time raises
+    :class:`~slotsys.kernel.errors.LockWaitExceeded` from the unit of work.
     Raises :class:`ValidationFailed` for a missing or malformed key, :class:`IdempotencyKeyReused` for a key used
     with another fingerprint, and whatever ``fn`` raises (the transaction, claim included, is rolled back)."""
     key = require_key(request.key)
     settings = ctx.settings
     with ctx.uow() as uow:
-        record_id = uow.idempotency.claim(request.principal, key, request.fingerprint)
+        record_id = uow.idempotency.claim(request.principal, key, request.fingerprint, lock_wait_ms=lock_wait_ms)
         if record_id is None:
             rec = uow.idempotency.get(request.principal, key)
             if rec.fingerprint != request.fingerprint:

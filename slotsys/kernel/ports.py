@@ -74,8 +74,9 @@ class IdempotencyRecordView(Protocol):
 class IdempotencyRepository(Protocol):
     """One record per (principal, Idempotency-Key), written in the transaction of the movement it guards."""
 
-    def claim(self, principal: str, key: str, fingerprint: str) -> int | None:
-        """The new record's id, or ``None`` when the key is taken (a concurrent claim waits for its commit)."""
+    def claim(self, principal: str, key: str, fingerprint: str, *, lock_wait_ms: int | None = None) -> int | None:
+        """The new record's id, or ``None`` when the key is taken (a concurrent claim waits for its commit).
+        ``lock_wait_ms``: the rest of the transaction's lock waits are bounded by it (``uow.limit_lock_wait``)."""
         ...
 
     def get(self, principal: str, key: str) -> IdempotencyRecordView | None: ...

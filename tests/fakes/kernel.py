@@ -92,7 +92,7 @@ class FakeIdempotency:
     def __init__(self) -> None:
         self.records: dict[tuple[str, str], _Record] = {}
 
-    def claim(self, principal: str, key: str, fingerprint: str) -> int | None:
+    def claim(self, principal: str, key: str, fingerprint: str, *, lock_wait_ms: int | None = None) -> int | None:
         if (principal, key) in self.records:
             return None
         self.records[(principal, key)] = _Record(principal, key, fingerprint)

@@ -11,7 +11,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, text
 
 from jackpot_controller.adapters.tables import JackpotWager
 from slotsys.floor.adapters.tables import GameRound, Machine
@@ -297,3 +297,46 @@ def test_a_machine_row_held_elsewhere_delays_only_that_machine(pg_app, pg_api):
         assert after[a]["games"] - before[a]["games"] == 6
         assert after[a]["numbers"][-6:] == list(range(before[a]["seq"] + 1, before[a]["seq"] + 7))
     assert pg_api.audit()["balanced"]
+
+
+def test_the_leaders_lone_spin_gives_up_a_held_row_within_the_lock_wait_its_claim_sets(pg_app, pg_api):
+    """A batch of one runs in the leader with the lock wait set by its claim statement (no statement of its own):
+    on a machine row held elsewhere it rolls back within about the wait (LockWaitExceeded, its claim undone, so
+    the same key then plays once), and a claim with a wait leaves PostgreSQL's lock_timeout set for that
+    transaction only."""
+    from slotsys.floor.services.play import SpinRequest
+    from slotsys.kernel.errors import LockWaitExceeded
+
+    svc = pg_app.extensions["slotsys"]
+    asset = "M005"
+    _bill_in(pg_api, asset)
+    with svc.uow() as uow:
+        assert uow.idempotency.claim("test", uuid.uuid4().hex, "f", lock_wait_ms=150) is not None
+        assert uow.session.execute(text("SHOW lock_timeout")).scalar() == "150ms"
+    with svc.uow() as uow:
+        assert uow.session.execute(text("SHOW lock_timeout")).scalar() == "0"
+    before = _state(svc, [asset])[asset]
+    key = uuid.uuid4().hex
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_row() -> None:
+        with svc.uow() as uow:
+            uow.session.execute(select(Machine.id).where(Machine.asset_number == asset).with_for_update())
+            locked.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_row)
+    holder.start()
+    assert locked.wait(10)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(LockWaitExceeded):
+            svc.floor._spin_alone(SpinRequest(asset, _bet(asset), _key(asset, key, _bet(asset))), lock_wait_ms=200)
+        waited = time.monotonic() - t0
+    finally:
+        release.set()
+        holder.join(10)
+    assert 0.15 <= waited < 1.5, waited
+    assert _state(svc, [asset])[asset] == before  # nothing applied, the claim rolled back with it
+    once = _spin(svc, asset, key)
+    assert not once.replayed and once.result.game_number == before["seq"] + 1

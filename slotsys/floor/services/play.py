@@ -266,12 +266,10 @@ class FloorService:
         for)."""
 
         def fn(uow) -> SpinResult:
-            if lock_wait_ms is not None:
-                uow.limit_lock_wait(lock_wait_ms)
             return self._play(uow, r.asset, r.bet)
 
         # write-behind: the postings, wager, meters, game round and stored response go with COMMIT
-        once = run_once(self.ctx, r.key, fn, result=SpinResult, write_behind=True)
+        once = run_once(self.ctx, r.key, fn, result=SpinResult, write_behind=True, lock_wait_ms=lock_wait_ms)
         if not once.replayed:  # after the commit; nothing for a replay
             self.ctx.metrics.game_played(once.result.bet["won"], once.result.total_win)
         return once
@@ -304,10 +302,10 @@ class FloorService:
                 self.spin_group = None
                 return
             # a machine or account row another transaction holds fails the batch soon, not every spin behind it:
-            # its spins then run alone, each waiting only for its own rows
-            uow.limit_lock_wait(self.group_lock_wait_ms)
+            # its spins then run alone, each waiting only for its own rows (the claim sets the wait)
             reqs = {(it.request.key.principal, it.request.key.key): it for it in items}
-            claimed = uow.idempotency.claim_many([(p, k, it.request.key.fingerprint) for (p, k), it in reqs.items()])
+            claimed = uow.idempotency.claim_many([(p, k, it.request.key.fingerprint) for (p, k), it in reqs.items()],
+                                                 lock_wait_ms=self.group_lock_wait_ms)
             mine = [(it, claimed[pk]) for pk, it in reqs.items() if pk in claimed]
             for pk, it in reqs.items():
                 if pk not in claimed:

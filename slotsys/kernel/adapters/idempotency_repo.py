@@ -22,11 +22,21 @@ _CLAIM = {
 _COMPLETE = update(_T).where(_T.c.id == bindparam("rid"))
 # group commit (PostgreSQL): a batch's keys claimed in one statement, in (principal, key) order (two batches
 # claiming overlapping keys wait on each other in one order: no deadlock); the refused requests' claims released
-_CLAIM_MANY_PG = text(
-    "INSERT INTO idempotency_records (principal, key, fingerprint, created_at) "
-    "SELECT * FROM unnest(CAST(:principals AS varchar[]), CAST(:keys AS varchar[]), CAST(:fingerprints AS varchar[]), "
-    "CAST(:ats AS timestamptz[])) AS c(principal, key, fingerprint, created_at) ORDER BY principal, key "
-    "ON CONFLICT (principal, key) DO NOTHING RETURNING id, principal, key")
+# A claim may also set the transaction's lock wait (PostgreSQL lock_timeout, local to the transaction): the CTE is
+# read by the INSERT's source, so it is set before the first row is inserted, and the claim's own wait for a
+# concurrent claim of the key is bounded too; one statement, not two, at the start of a group commit's transaction
+_LOCK_WAIT = "WITH lw AS (SELECT set_config('lock_timeout', :lock_wait, true) AS v) "
+_CLAIM_WAIT_PG = text(
+    _LOCK_WAIT + "INSERT INTO idempotency_records (principal, key, fingerprint, created_at) "
+    "SELECT CAST(:principal AS varchar), CAST(:key AS varchar), CAST(:fingerprint AS varchar), "
+    "CAST(:created_at AS timestamptz) FROM lw ON CONFLICT (principal, key) DO NOTHING RETURNING id")
+_CLAIM_MANY = ("INSERT INTO idempotency_records (principal, key, fingerprint, created_at) "
+               "SELECT c.principal, c.key, c.fingerprint, c.created_at FROM {lw}unnest(CAST(:principals AS varchar[]), "
+               "CAST(:keys AS varchar[]), CAST(:fingerprints AS varchar[]), CAST(:ats AS timestamptz[])) "
+               "AS c(principal, key, fingerprint, created_at) ORDER BY c.principal, c.key "
+               "ON CONFLICT (principal, key) DO NOTHING RETURNING id, principal, key")
+_CLAIM_MANY_PG = text(_CLAIM_MANY.format(lw=""))
+_CLAIM_MANY_WAIT_PG = text(_LOCK_WAIT + _CLAIM_MANY.format(lw="lw, "))
 _RELEASE_PG = text("DELETE FROM idempotency_records WHERE id = ANY(CAST(:ids AS bigint[]))")
 
 
@@ -34,27 +44,36 @@ class IdempotencyRepo:
     def __init__(self, session: Session) -> None:
         self.s = session
 
-    def claim(self, principal: str, key: str, fingerprint: str) -> int | None:
+    def claim(self, principal: str, key: str, fingerprint: str, *, lock_wait_ms: int | None = None) -> int | None:
         """Insert the placeholder row; ``None`` when the key is already taken.
 
         On PostgreSQL a concurrent uncommitted claim of the same key makes this wait
         until that transaction ends (unique index), so two requests never both proceed.
+        ``lock_wait_ms``: from this statement on, a lock not granted within it fails the transaction (PostgreSQL
+        ``lock_timeout``, as ``uow.limit_lock_wait`` sets it, in the same statement); ignored elsewhere.
         """
         dialect = self.s.get_bind().dialect.name
-        stmt = _CLAIM[dialect] if dialect in _CLAIM else _CLAIM["sqlite"]
         params = {"principal": principal, "key": key, "fingerprint": fingerprint, "created_at": utcnow()}
+        if lock_wait_ms is not None and dialect == "postgresql":
+            return self.s.connection().execute(_CLAIM_WAIT_PG, {**params, "lock_wait": f"{int(lock_wait_ms)}ms"}
+                                               ).scalar_one_or_none()
+        stmt = _CLAIM[dialect] if dialect in _CLAIM else _CLAIM["sqlite"]
         return self.s.connection().execute(stmt, params).scalar_one_or_none()
 
-    def claim_many(self, claims: list[tuple[str, str, str]]) -> dict[tuple[str, str], int]:
+    def claim_many(self, claims: list[tuple[str, str, str]], *,
+                   lock_wait_ms: int | None = None) -> dict[tuple[str, str], int]:
         """:meth:`claim` for several (principal, key, fingerprint) at once (PostgreSQL, one statement): the record
         id of each one claimed, by (principal, key); a key already taken is absent (after waiting, like
-        :meth:`claim`, for a concurrent uncommitted claim of it to end)."""
+        :meth:`claim`, for a concurrent uncommitted claim of it to end). ``lock_wait_ms``: as for :meth:`claim`."""
         if not claims:
             return {}
         now = utcnow()
-        rows = self.s.connection().execute(_CLAIM_MANY_PG, {
-            "principals": [c[0] for c in claims], "keys": [c[1] for c in claims],
-            "fingerprints": [c[2] for c in claims], "ats": [now] * len(claims)})
+        params = {"principals": [c[0] for c in claims], "keys": [c[1] for c in claims],
+                  "fingerprints": [c[2] for c in claims], "ats": [now] * len(claims)}
+        if lock_wait_ms is None:
+            rows = self.s.connection().execute(_CLAIM_MANY_PG, params)
+        else:
+            rows = self.s.connection().execute(_CLAIM_MANY_WAIT_PG, {**params, "lock_wait": f"{int(lock_wait_ms)}ms"})
         return {(r.principal, r.key): int(r.id) for r in rows}
 
     def release(self, record_ids: list[int]) -> None:
