@@ -9,6 +9,8 @@ comparison meaningful on a noisy machine; the millisecond figures are for the sa
     .venv/bin/python bench/spin_profile.py --pg postgresql://postgres@127.0.0.1:5432/postgres
     .venv/bin/python bench/spin_profile.py --pg ... --what redeem        # a TITO redemption at the cage
     .venv/bin/python bench/spin_profile.py --pg ... --profile 25        # top 25 functions by cumulative time
+    .venv/bin/python bench/spin_profile.py --pg ... --machines 12       # 12 machines at once, one thread each:
+        the group commit's batches; CPU per spin also counts PostgreSQL's processes (Linux /proc)
 """
 
 from __future__ import annotations
@@ -65,7 +67,12 @@ def main() -> int:
     ap.add_argument("--what", choices=("spin", "redeem"), default="spin")
     ap.add_argument("--profile", type=int, default=0, help="print the top N functions of a cProfile")
     ap.add_argument("--profile-out", help="also write the cProfile stats to this file (pstats format)")
+    ap.add_argument("--machines", type=int, default=1, help="spin on this many machines at once, one thread and "
+                    "one test client each (--n split among them; spin only): the spins a process receives together, "
+                    "as the group commit batches them")
     args = ap.parse_args()
+    if args.machines > 1:
+        return concurrent_spins(args)
 
     from sqlalchemy import event
 
@@ -141,6 +148,101 @@ def main() -> int:
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
                 if args.profile_out:
                     prof.dump_stats(args.profile_out)
+        finally:
+            app.extensions["slotsys"].uow.engine.dispose()
+            if dropper:
+                dropper()
+    return 0
+
+
+def concurrent_spins(args) -> int:
+    """``--machines K``: K threads play K machines at once through the app (the Flask test client), each with its
+    own key; prints statements per spin (every request thread's), the group commit's spins per transaction, and
+    CPU per spin of this process (all its threads, the jackpot sequencer's included) and of PostgreSQL's."""
+    from sqlalchemy import event
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from floor_load import cpu_per_op, cpu_seconds_by_role
+
+    with tempfile.TemporaryDirectory() as td:
+        app, creds, dropper = build_app(args.pg, Path(td))
+        try:
+            svc = app.extensions["slotsys"]
+            machines = [m for m in creds["machines"] if m["asset"].startswith("M")][:args.machines]
+            k = len(machines)
+            per = max(1, args.n // k)
+            warm = 10
+            stmts: collections.Counter = collections.Counter()
+            counting = [False]
+            players: set[int] = set()
+
+            @event.listens_for(svc.uow.engine, "before_cursor_execute")
+            def _count(conn, cursor, statement, parameters, context, executemany):
+                if counting[0] and threading.get_ident() in players:
+                    stmts[" ".join(statement.split())[:90]] += 1
+
+            def hdr(key: str) -> dict:
+                return {"Authorization": f"Bearer {key}", "Idempotency-Key": uuid.uuid4().hex}
+
+            setup = app.test_client()
+            for m in machines:  # ₩6,000 and ₩5,000 bets: every spin is paid for even if it never wins
+                for _ in range((per + warm) * 6000 // 50_000 + 2):
+                    assert setup.post(f"/api/v1/machines/{m['asset']}/bill-in", json={"amount": 50_000},
+                                      headers=hdr(m["key"])).status_code == 200
+            bets = {m["asset"]: ({"lines": 20, "multiplier": 3} if int(m["asset"][1:]) % 2 else
+                                 {"reels": 5, "multiplier": 2}) for m in machines}  # the demo floor's two games
+            ready, go, done = threading.Barrier(k + 1), threading.Barrier(k + 1), threading.Barrier(k + 1)
+            failed: list[object] = []
+
+            def play(m: dict) -> None:
+                players.add(threading.get_ident())
+                client = app.test_client()
+                url, bet = f"/api/v1/machines/{m['asset']}/spin", bets[m["asset"]]
+                try:
+                    for i in range(warm + per):
+                        if i == warm:
+                            ready.wait()
+                            go.wait()
+                        r = client.post(url, json=bet, headers=hdr(m["key"]))
+                        assert r.status_code == 200, r.json
+                    done.wait()
+                except (AssertionError, threading.BrokenBarrierError) as e:
+                    failed.append(e)
+                    for b in (ready, go, done):
+                        b.abort()  # the others and the main thread stop waiting
+
+            threads = [threading.Thread(target=play, args=(m,)) for m in machines]
+            for t in threads:
+                t.start()
+            try:
+                ready.wait()
+                group = svc.floor.spin_group
+                b0, i0 = (group.batches, group.items) if group else (0, 0)
+                counting[0] = True
+                cpu0, w0, c0 = cpu_seconds_by_role(), time.perf_counter(), time.process_time()
+                go.wait()
+                done.wait()
+                wall, cpu, cpu1 = time.perf_counter() - w0, time.process_time() - c0, cpu_seconds_by_role()
+            except threading.BrokenBarrierError:
+                pass
+            counting[0] = False
+            for t in threads:
+                t.join()
+            if failed:
+                print(f"a spin failed: {failed[0]}")
+                return 1
+            n = per * k
+            pg_ms = cpu_per_op(cpu0, cpu1, n).get("PostgreSQL", 0.0)
+            print(f"spin on {'PostgreSQL' if args.pg else 'SQLite'}: {k} machines at once, {n} spins in-process "
+                  f"({n / wall:,.0f} spins/s)")
+            if group:
+                b, i = group.batches - b0, group.items - i0
+                print(f"  group commit: {i} spins in {b} transactions = {i / max(b, 1):.2f} spins per transaction")
+            print(f"  statements per spin: {sum(stmts.values()) / n:.2f}")
+            print(f"  CPU ms per spin: {cpu / n * 1000 + pg_ms:.2f} = this process {cpu / n * 1000:.2f} "
+                  f"+ PostgreSQL {pg_ms:.2f}")
+            for st, c in stmts.most_common(12):
+                print(f"   {c / n:5.2f}  {st}")
         finally:
             app.extensions["slotsys"].uow.engine.dispose()
             if dropper:

@@ -251,6 +251,23 @@ def test_a_batch_that_fails_runs_its_spins_again_alone(pg_app, pg_api, monkeypat
     assert pg_api.audit()["balanced"]
 
 
+def _hold_row(svc, asset: str) -> tuple[threading.Event, threading.Thread]:
+    """Another transaction takes ``asset``'s machine row (FOR UPDATE) and holds it until the event is set (10 s
+    at most); returns once the row is held."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_row() -> None:
+        with svc.uow() as uow:
+            uow.session.execute(select(Machine.id).where(Machine.asset_number == asset).with_for_update())
+            locked.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_row)
+    holder.start()
+    assert locked.wait(10)
+    return release, holder
+
+
 def test_a_machine_row_held_elsewhere_delays_only_that_machine(pg_app, pg_api):
     """Another transaction holds M003's row for 2 s: the batches give up waiting for it within the lock wait
     (SLOTSYS_SPIN_GROUP_COMMIT_LOCK_WAIT_MS, 200 ms) and M003's spin runs alone, waiting for its own row only;
@@ -261,17 +278,7 @@ def test_a_machine_row_held_elsewhere_delays_only_that_machine(pg_app, pg_api):
     for a in assets:
         _bill_in(pg_api, a)
     before = _state(svc, assets)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_row() -> None:
-        with svc.uow() as uow:
-            uow.session.execute(select(Machine.id).where(Machine.asset_number == held).with_for_update())
-            locked.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold_row)
-    holder.start()
-    assert locked.wait(10)
+    release, holder = _hold_row(svc, held)
     finished: dict[str, float] = {}
     t0 = time.monotonic()
     start = threading.Barrier(len(assets))
@@ -317,17 +324,7 @@ def test_the_leaders_lone_spin_gives_up_a_held_row_within_the_lock_wait_its_clai
         assert uow.session.execute(text("SHOW lock_timeout")).scalar() == "0"
     before = _state(svc, [asset])[asset]
     key = uuid.uuid4().hex
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_row() -> None:
-        with svc.uow() as uow:
-            uow.session.execute(select(Machine.id).where(Machine.asset_number == asset).with_for_update())
-            locked.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold_row)
-    holder.start()
-    assert locked.wait(10)
+    release, holder = _hold_row(svc, asset)
     t0 = time.monotonic()
     try:
         with pytest.raises(LockWaitExceeded):

@@ -63,6 +63,12 @@ _HOLD_PG = text(
     "SELECT id, balance, normal_sign, non_negative, (SELECT array_agg(nextval(pg_get_serial_sequence("
     "'journal_entries', 'id'))) FROM generate_series(1, :n)) AS entry_ids "
     "FROM accounts WHERE id = ANY(CAST(:acc_ids AS integer[])) ORDER BY id FOR NO KEY UPDATE")
+# The same, naming the accounts by code: ids resolved in the statement that locks them (a batch whose codes are
+# not all cached, such as a machine's promotional accounts that do not exist yet, costs no lookup of its own)
+_HOLD_BY_CODE_PG = text(
+    "SELECT id, balance, normal_sign, non_negative, (SELECT array_agg(nextval(pg_get_serial_sequence("
+    "'journal_entries', 'id'))) FROM generate_series(1, :n)) AS entry_ids, code "
+    "FROM accounts WHERE code = ANY(CAST(:codes AS varchar[])) ORDER BY id FOR NO KEY UPDATE")
 _RESERVE_ENTRY_IDS_PG = text(
     "SELECT nextval(pg_get_serial_sequence('journal_entries', 'id')) FROM generate_series(1, :n)")
 _WRITE_ENTRIES_PG = text("""
@@ -230,9 +236,11 @@ class LedgerRepo:
         with the commit. The transaction must defer its writes (``SqlUnitOfWork.write_behind``); PostgreSQL only.
         An entry on an account not held locks it then (after the others: callers hold every account they can)."""
         codes = set(codes)
-        self._prefetch_ids(codes)
-        acc_ids = sorted({i for i in (self._ids.get(c) or self._created.get(c) for c in codes) if i is not None})
-        self._lock_held(self.s.connection(), acc_ids, reserve=entries)
+        ids = {c: self._ids.get(c) or self._created.get(c) for c in codes}
+        if all(ids.values()):
+            self._lock_held(self.s.connection(), sorted(set(ids.values())), reserve=entries)  # type: ignore[arg-type]
+        else:  # some not cached (or not there): resolved by code in the locking statement itself
+            self._lock_held(self.s.connection(), [], reserve=entries, codes=sorted(codes))
         self._batch = {"acc_ids": [], "deltas": [], "e_ids": [], "e_kinds": [], "e_memos": [], "e_refs": [],
                        "e_at": [], "p_entries": [], "p_accounts": [], "p_amounts": [], "p_memos": []}
         if not defer_first(self.s, _WRITE_ENTRIES_PG, self._batch):
@@ -248,14 +256,22 @@ class LedgerRepo:
         row = self._held.get(acc_id) if acc_id is not None else None
         return None if row is None else row[0] * row[1]
 
-    def _lock_held(self, conn, acc_ids: list[int], *, reserve: int = 0) -> None:
-        """Lock ``acc_ids`` (id order) into :attr:`_held`, reserving ``reserve`` entry ids in the same statement."""
-        if acc_ids:
-            for i, (acc_id, balance, sign, non_negative, entry_ids) in enumerate(
-                    conn.execute(_HOLD_PG, {"acc_ids": acc_ids, "n": reserve})):
-                self._held[acc_id] = [int(balance), int(sign), bool(non_negative)]
-                if i == 0 and entry_ids:
-                    self._reserved.extend(int(e) for e in entry_ids)
+    def _lock_held(self, conn, acc_ids: list[int], *, reserve: int = 0, codes: list[str] | None = None) -> None:
+        """Lock ``acc_ids`` (id order) into :attr:`_held`, reserving ``reserve`` entry ids in the same statement;
+        with ``codes``, the accounts of those codes that exist instead (their ids join the process-wide cache: the
+        rows are committed ones, the transaction having created none yet)."""
+        if codes:
+            rows = conn.execute(_HOLD_BY_CODE_PG, {"codes": codes, "n": reserve})
+        elif acc_ids:
+            rows = conn.execute(_HOLD_PG, {"acc_ids": acc_ids, "n": reserve})
+        else:
+            return
+        for i, (acc_id, balance, sign, non_negative, entry_ids, *code) in enumerate(rows):
+            self._held[acc_id] = [int(balance), int(sign), bool(non_negative)]
+            if code and code[0] not in self._created:
+                self._ids[code[0]] = acc_id
+            if i == 0 and entry_ids:
+                self._reserved.extend(int(e) for e in entry_ids)
 
     def _post_held(self, conn, entry: JournalEntry, net: dict[str, int], ids: dict[str, int],
                    labels: dict[str, str] | None) -> int:
