@@ -102,7 +102,10 @@ def outage(pg_server_url, tmp_path: Path, down_s: float, machines: list[str]) ->
     f = Floor(pg_server_url, tmp_path, redis.url)
     f.procs.append(redis)
     try:
-        fund(f, machines + ["M009"], 300_000)
+        # enough for every spin the load can play in the outage and the reconnection (about 80 s, each machine
+        # back to back at ₩1,000): with ₩300,000 a fast run or a losing streak ran a machine dry (a 409, not the
+        # outage's doing)
+        fund(f, machines + ["M009"], 2_000_000)
         gun = f.gunicorn()
         worker = ReadmeWorker(f.env(), tmp_path)
         beat = Beat(f.env(), tmp_path)
