@@ -147,6 +147,16 @@ def _ok(resp: httpx.Response, stats: Stats, what: str) -> dict | None:
     return resp.json()
 
 
+def _attended(resp: httpx.Response, stats: Stats, what: str) -> bool:
+    """An attendant's action on an alert: True if done; False, and no error, when the alert was resolved by the
+    system between the attendant's reading of the queue and the action (409 naming state ``resolved``: its
+    condition cleared meanwhile, as on a real floor); any other refusal is an error."""
+    if resp.status_code == 409 and resp.headers.get("content-type", "").endswith("json") and \
+            resp.json().get("state") == "resolved":
+        return False
+    return _ok(resp, stats, what) is not None
+
+
 def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Path | None, rng_seed: int | None,
                  concurrency: int, event_rate: float = 0.02, offline_after: float = 0.0,
                  machine_reported: int = 0) -> int:
@@ -412,10 +422,11 @@ def run_emulator(*, url: str | None, n_machines: int, spins: int, cred_path: Pat
                 if a["kind"] == "comms_lost":
                     with stats.lock:
                         stats.raised.add(a["id"])
-                if a["state"] == "open":
-                    _ok(attendant.call("POST", f"/api/v1/alerts/{a['id']}/acknowledge"), stats, "alert acknowledge")
-                if _ok(attendant.call("POST", f"/api/v1/alerts/{a['id']}/resolve", {"note": "emulator: attended"}),
-                       stats, "alert resolve"):
+                if a["state"] == "open" and not _attended(
+                        attendant.call("POST", f"/api/v1/alerts/{a['id']}/acknowledge"), stats, "alert acknowledge"):
+                    continue  # the system resolved it first (its condition cleared meanwhile)
+                if _attended(attendant.call("POST", f"/api/v1/alerts/{a['id']}/resolve", {"note": "emulator: attended"}),
+                             stats, "alert resolve"):
                     stats.add(alerts_resolved=1)
         if stats.comms_losses:  # the silent machine's comms_lost alert, resolved by the system when it came back
             lost = _ok(attendant.call("GET", "/api/v1/alerts?kind=comms_lost&limit=500"), stats, "alerts") or {}
