@@ -83,6 +83,6 @@ class HandpayRequired(Conflict):
 
 
 class LockWaitExceeded(Exception):
-    """A row lock was not granted within the wait the transaction set itself (``uow.limit_lock_wait``; PostgreSQL
-    ``lock_timeout``, SQLSTATE 55P03); the transaction was rolled back, nothing applied. Not a refusal: the caller
+    """A row lock was not granted within the wait the transaction set itself (the Idempotency-Key claim's
+    ``lock_wait_ms``: PostgreSQL ``lock_timeout``, SQLSTATE 55P03); the transaction was rolled back, nothing applied. Not a refusal: the caller
     that set the limit runs the work again without it (the spin group commit), so it never reaches a client."""

@@ -76,7 +76,8 @@ class IdempotencyRepository(Protocol):
 
     def claim(self, principal: str, key: str, fingerprint: str, *, lock_wait_ms: int | None = None) -> int | None:
         """The new record's id, or ``None`` when the key is taken (a concurrent claim waits for its commit).
-        ``lock_wait_ms``: the rest of the transaction's lock waits are bounded by it (``uow.limit_lock_wait``)."""
+        ``lock_wait_ms``: the rest of the transaction's lock waits, the claim's own included, are bounded by it
+        (one not granted in time: the unit of work raises :class:`~slotsys.kernel.errors.LockWaitExceeded`)."""
         ...
 
     def get(self, principal: str, key: str) -> IdempotencyRecordView | None: ...

@@ -163,9 +163,6 @@ class FakeUnitOfWork:
     def write_behind(self) -> bool:
         return False
 
-    def limit_lock_wait(self, ms: int) -> None:
-        """No row locks to wait for in memory."""
-
     @classmethod
     def factory(cls, **repositories: Any) -> Callable[..., "FakeUnitOfWork"]:
         """A unit-of-work factory over one shared set of repositories: the kernel's fakes plus ``repositories``.

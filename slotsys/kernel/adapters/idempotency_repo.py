@@ -50,7 +50,7 @@ class IdempotencyRepo:
         On PostgreSQL a concurrent uncommitted claim of the same key makes this wait
         until that transaction ends (unique index), so two requests never both proceed.
         ``lock_wait_ms``: from this statement on, a lock not granted within it fails the transaction (PostgreSQL
-        ``lock_timeout``, as ``uow.limit_lock_wait`` sets it, in the same statement); ignored elsewhere.
+        ``lock_timeout``, set by this same statement); ignored elsewhere.
         """
         dialect = self.s.get_bind().dialect.name
         params = {"principal": principal, "key": key, "fingerprint": fingerprint, "created_at": utcnow()}

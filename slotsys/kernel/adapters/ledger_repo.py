@@ -59,16 +59,13 @@ SELECT (SELECT id FROM e) AS entry_id, (SELECT array_agg(id) FROM upd) AS ids, (
 # Group commit (``LedgerRepo.hold``): the batch's accounts locked in one statement (id order, as above) with as many
 # journal entry ids reserved as it will post, and every entry of the batch written by one statement with the commit
 # (balances moved by each account's net over the batch: an UPDATE … FROM applies one row per account).
-_HOLD_PG = text(
-    "SELECT id, balance, normal_sign, non_negative, (SELECT array_agg(nextval(pg_get_serial_sequence("
-    "'journal_entries', 'id'))) FROM generate_series(1, :n)) AS entry_ids "
-    "FROM accounts WHERE id = ANY(CAST(:acc_ids AS integer[])) ORDER BY id FOR NO KEY UPDATE")
-# The same, naming the accounts by code: ids resolved in the statement that locks them (a batch whose codes are
-# not all cached, such as a machine's promotional accounts that do not exist yet, costs no lookup of its own)
-_HOLD_BY_CODE_PG = text(
-    "SELECT id, balance, normal_sign, non_negative, (SELECT array_agg(nextval(pg_get_serial_sequence("
-    "'journal_entries', 'id'))) FROM generate_series(1, :n)) AS entry_ids, code "
-    "FROM accounts WHERE code = ANY(CAST(:codes AS varchar[])) ORDER BY id FOR NO KEY UPDATE")
+# By id, or by code: ids resolved in the statement that locks them (a batch whose codes are not all cached, such
+# as a machine's promotional accounts that do not exist yet, costs no lookup of its own).
+_HOLD = ("SELECT id, balance, normal_sign, non_negative, (SELECT array_agg(nextval(pg_get_serial_sequence("
+         "'journal_entries', 'id'))) FROM generate_series(1, :n)) AS entry_ids, code "
+         "FROM accounts WHERE {where} ORDER BY id FOR NO KEY UPDATE")
+_HOLD_PG = text(_HOLD.format(where="id = ANY(CAST(:acc_ids AS integer[]))"))
+_HOLD_BY_CODE_PG = text(_HOLD.format(where="code = ANY(CAST(:codes AS varchar[]))"))
 _RESERVE_ENTRY_IDS_PG = text(
     "SELECT nextval(pg_get_serial_sequence('journal_entries', 'id')) FROM generate_series(1, :n)")
 _WRITE_ENTRIES_PG = text("""
@@ -266,10 +263,10 @@ class LedgerRepo:
             rows = conn.execute(_HOLD_PG, {"acc_ids": acc_ids, "n": reserve})
         else:
             return
-        for i, (acc_id, balance, sign, non_negative, entry_ids, *code) in enumerate(rows):
+        for i, (acc_id, balance, sign, non_negative, entry_ids, code) in enumerate(rows):
             self._held[acc_id] = [int(balance), int(sign), bool(non_negative)]
-            if code and code[0] not in self._created:
-                self._ids[code[0]] = acc_id
+            if code not in self._created:
+                self._ids[code] = acc_id
             if i == 0 and entry_ids:
                 self._reserved.extend(int(e) for e in entry_ids)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
@@ -66,20 +65,13 @@ class SqlUnitOfWork:
         finally:
             self.session.close()
         if isinstance(exc[1], DBAPIError) and getattr(exc[1].orig, "sqlstate", None) == LOCK_NOT_AVAILABLE:
-            raise LockWaitExceeded(str(exc[1].orig).strip()) from exc[1]  # the wait limit_lock_wait set ran out
+            raise LockWaitExceeded(str(exc[1].orig).strip()) from exc[1]  # the wait the claim set ran out
 
     def write_behind(self) -> bool:
         """Batch this transaction's result-less writes until the commit (PostgreSQL only; a no-op returning
         False elsewhere): :mod:`slotsys.kernel.adapters.write_behind`. Only for use cases that never read those
         rows back before committing (the spin)."""
         return wb.start(self.session)
-
-    def limit_lock_wait(self, ms: int) -> None:
-        """For the rest of this transaction, a row lock not granted within ``ms`` milliseconds fails the statement
-        (PostgreSQL ``lock_timeout``, SQLSTATE 55P03): the unit of work then rolls back and raises
-        :class:`~slotsys.kernel.errors.LockWaitExceeded`. No-op elsewhere."""
-        if self.session.get_bind().dialect.name == "postgresql":
-            self.session.execute(text("SELECT set_config('lock_timeout', :v, true)"), {"v": f"{int(ms)}ms"})
 
     def pending_writes(self) -> tuple[int, int, int]:
         """What this transaction holds for its commit: (deferred statements, ledger entries kept by a group commit,

@@ -156,26 +156,26 @@ def _coalesced(conn, queue: list) -> list:
     write joins an earlier one of its shape only if it may run before every write queued between them
     (:func:`_independent`); an UPDATE's rows join only if no two name the same row (the WHERE's values differ),
     since one multi-row UPDATE changes a row once. Rows keep their queue order (wager ids, so fold order, too)."""
-    out: list = []
+    out: list = []  # (stmt, params, the WHERE's placeholders of a Rows group)
     at: dict = {}  # shape → index in out of its open group
     for stmt, params in queue:
         shape = _shape_of(stmt, params) if isinstance(params, dict) and _table(stmt) is not None and not _returns(
             stmt) else None
         i = at.get(shape) if shape is not None else None
-        if i is not None and all(_independent(stmt, s) for s, _ in out[i + 1:]):
+        if i is not None and all(_independent(s, stmt) for s, _, _ in out[i + 1:]):
             out[i][1].append(params)
             continue
-        if shape is not None and _many_form(conn, stmt, params, shape) is not None:
+        many = _many_form(conn, stmt, params, shape) if shape is not None else None
+        if many is not None:
             at[shape] = len(out)
-            out.append((stmt, Rows([params])))
+            out.append((stmt, Rows([params]), many[2]))
         else:
-            out.append((stmt, params))
+            out.append((stmt, params, None))
     result: list = []
-    for stmt, params in out:
+    for stmt, params, where in out:
         if not isinstance(params, Rows):
             result.append((stmt, params))
             continue
-        where = _MANY[_shape_of(stmt, params[0])][2]  # type: ignore[index]
         keys = [tuple(p[n] for n in where) for p in params]
         try:  # an INSERT's rows are new rows (no WHERE): always distinct
             distinct = not where or len(set(keys)) == len(keys)
